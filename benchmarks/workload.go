@@ -1,0 +1,129 @@
+// Package benchmarks holds the workloads mgpu runs: the OASIS paper
+// applications and small synthetic patterns for tests and users.
+//
+// A workload is Go code, not a trace. Setup allocates its objects through
+// objtable's MallocManaged and returns its kernels. A kernel is a grid of
+// workgroups; a workgroup is a set of wavefronts; a wavefront is a lazy
+// stream of instructions that the GPU model pulls one at a time. Nothing
+// here materialises the accesses of a whole run.
+package benchmarks
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mgpu-sim/mgpu/objtable"
+)
+
+// WavefrontSize is the number of lanes in a wavefront (AMD GCN, as MGPUSim
+// models it).
+const WavefrontSize = 64
+
+// Instruction is one wavefront memory instruction, preceded by Compute
+// cycles of non-memory work. Addr holds a tagged pointer per active lane;
+// lanes beyond Lanes are ignored. A compute-only instruction has Lanes 0.
+type Instruction struct {
+	Compute int
+	Write   bool
+	Lanes   int
+	Addr    [WavefrontSize]uint64
+}
+
+// Stream yields a wavefront's instructions in program order. Next fills in
+// and reports false when the wavefront has finished. The GPU reuses one
+// Instruction per wavefront, so Next must overwrite every field it relies on.
+type Stream interface {
+	Next(in *Instruction) bool
+}
+
+// Loop is a Stream of N instructions generated on demand by Gen(i, in).
+type Loop struct {
+	N   int
+	Gen func(i int, in *Instruction)
+	i   int
+}
+
+// Next implements Stream.
+func (l *Loop) Next(in *Instruction) bool {
+	if l.i >= l.N {
+		return false
+	}
+	*in = Instruction{Addr: in.Addr} // keep the buffer, reset the rest
+	l.Gen(l.i, in)
+	l.i++
+	return true
+}
+
+// Kernel is one kernel launch (an explicit phase, OASIS §IV-C) or, when
+// Barrier is set, the continuation of the previous launch after a grid-wide
+// barrier (an implicit phase inside one kernel, as in SHOC Stencil2D).
+type Kernel struct {
+	Name string
+	// Args lists the IDs of the objects passed to the kernel. OASIS resets
+	// the O-Table entries of these objects at launch.
+	Args                   []int
+	Workgroups             int
+	WavefrontsPerWorkgroup int
+	// Wavefront returns the instruction stream of wavefront wf of
+	// workgroup wg running on GPU gpu. It is called when the workgroup is
+	// dispatched. Paper workloads ignore gpu; synthetic ones use it the way
+	// a per-device CUDA program uses its device ID.
+	Wavefront func(wg, wf, gpu int) Stream
+	Barrier   bool
+}
+
+// Params carry the run-level knobs a workload sizes itself from.
+type Params struct {
+	GPUs int
+	// Scale multiplies the footprint (1 = the paper's size).
+	Scale float64
+	// Size picks the paper table to size from: "auto" follows the GPU count
+	// (Table II at 4 GPUs, Table III at 8 and 16), "4gpu", "8gpu", "16gpu"
+	// force one column.
+	Size string
+	// Iterations is the number of alternations or phases for workloads that
+	// have them (pingpong, prodcons); 0 takes the workload's default.
+	Iterations int
+	Seed       uint64
+}
+
+// Workload is a named application.
+type Workload interface {
+	Name() string
+	// Description is one line for `mgpu list`.
+	Description() string
+	// Setup allocates the objects and returns the kernels in launch order.
+	Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error)
+}
+
+var registry = map[string]func() Workload{}
+
+// Register makes a workload available by name. It is called from init
+// functions of the files that define workloads.
+func Register(name string, make func() Workload) {
+	if _, dup := registry[name]; dup {
+		panic("benchmarks: workload registered twice: " + name)
+	}
+	registry[name] = make
+}
+
+// Names lists the registered workloads in sorted order.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// New returns a fresh instance of the named workload, or an error that names
+// the valid choices.
+func New(name string) (Workload, error) {
+	mk, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown workload %q: valid workloads are %s", name, strings.Join(Names(), ", "))
+	}
+	return mk(), nil
+}

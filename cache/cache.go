@@ -1,0 +1,134 @@
+// Package cache is a set-associative tag store with true LRU replacement.
+//
+// It is the functional core of every cache-like structure in the GPU model:
+// the L1 and L2 TLBs, the L1 vector and L2 data caches and the page-walk
+// cache. It stores tags only; latencies are added by the caller. All state is
+// in flat slices so a lookup allocates nothing.
+package cache
+
+import "fmt"
+
+// Cache is a set-associative array of keys. A key's set is key mod sets.
+type Cache struct {
+	sets, ways int
+	keys       []uint64 // sets*ways; valid only where used[i] != 0
+	used       []uint64 // last-use stamp; 0 means invalid
+	clock      uint64
+}
+
+// New makes a cache of the given number of entries and ways. Entries must be
+// a positive multiple of ways.
+func New(entries, ways int) (*Cache, error) {
+	if entries <= 0 || ways <= 0 || entries%ways != 0 {
+		return nil, fmt.Errorf("cache of %d entries and %d ways: entries must be a positive multiple of ways", entries, ways)
+	}
+	return &Cache{
+		sets: entries / ways, ways: ways,
+		keys: make([]uint64, entries), used: make([]uint64, entries),
+	}, nil
+}
+
+// Sets and Ways describe the geometry.
+func (c *Cache) Sets() int { return c.sets }
+
+// Ways is the associativity.
+func (c *Cache) Ways() int { return c.ways }
+
+func (c *Cache) set(key uint64) int { return int(key%uint64(c.sets)) * c.ways }
+
+// Lookup reports whether key is present and, if so, marks it most recently
+// used.
+func (c *Cache) Lookup(key uint64) bool {
+	s := c.set(key)
+	for i := s; i < s+c.ways; i++ {
+		if c.used[i] != 0 && c.keys[i] == key {
+			c.clock++
+			c.used[i] = c.clock
+			return true
+		}
+	}
+	return false
+}
+
+// Contains reports presence without touching LRU state.
+func (c *Cache) Contains(key uint64) bool {
+	s := c.set(key)
+	for i := s; i < s+c.ways; i++ {
+		if c.used[i] != 0 && c.keys[i] == key {
+			return true
+		}
+	}
+	return false
+}
+
+// Insert puts key in as most recently used. It returns the key it evicted,
+// if any.
+func (c *Cache) Insert(key uint64) (victim uint64, evicted bool) {
+	s := c.set(key)
+	lru := s
+	for i := s; i < s+c.ways; i++ {
+		if c.used[i] != 0 && c.keys[i] == key {
+			lru = i
+			break
+		}
+		if c.used[i] < c.used[lru] {
+			lru = i
+		}
+	}
+	if c.used[lru] != 0 && c.keys[lru] != key {
+		victim, evicted = c.keys[lru], true
+	}
+	c.clock++
+	c.keys[lru] = key
+	c.used[lru] = c.clock
+	return victim, evicted
+}
+
+// Invalidate removes key if present and reports whether it was.
+func (c *Cache) Invalidate(key uint64) bool {
+	s := c.set(key)
+	for i := s; i < s+c.ways; i++ {
+		if c.used[i] != 0 && c.keys[i] == key {
+			c.used[i] = 0
+			return true
+		}
+	}
+	return false
+}
+
+// InvalidateRange removes every key in [lo, hi) and returns how many it
+// removed. For a short range it probes key by key; for a long one it scans.
+func (c *Cache) InvalidateRange(lo, hi uint64) int {
+	n := 0
+	if hi-lo <= uint64(c.sets) {
+		for k := lo; k < hi; k++ {
+			if c.Invalidate(k) {
+				n++
+			}
+		}
+		return n
+	}
+	for i := range c.keys {
+		if c.used[i] != 0 && c.keys[i] >= lo && c.keys[i] < hi {
+			c.used[i] = 0
+			n++
+		}
+	}
+	return n
+}
+
+// Flush empties the cache.
+func (c *Cache) Flush() {
+	clear(c.used)
+}
+
+// Len counts valid entries (for tests and stats, not the hot path).
+func (c *Cache) Len() int {
+	n := 0
+	for _, u := range c.used {
+		if u != 0 {
+			n++
+		}
+	}
+	return n
+}

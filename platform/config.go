@@ -1,0 +1,48 @@
+package platform
+
+import (
+	"github.com/mgpu-sim/mgpu/gmmu"
+	"github.com/mgpu-sim/mgpu/gpu"
+	"github.com/mgpu-sim/mgpu/interconnect"
+	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/units"
+	"github.com/mgpu-sim/mgpu/uvm"
+)
+
+// Config is every parameter of a run. It is the one place a timing or policy
+// constant lives; each field names its source. Load it from YAML with
+// LoadConfig, override fields with Set, and check it with Validate.
+type Config struct {
+	GPUs int `yaml:"gpus" doc:"number of GPUs, 1 to 64 (OASIS baseline: 4)"`
+	// 4 KB pages (OASIS §III-A); 2MB for the large-page study (§VI-B4).
+	PageSize units.Bytes `yaml:"page_size" doc:"page size, a power of two (OASIS: 4KB; 2MB in §VI-B4)"`
+	// Pages start on the host (OASIS baseline); spread puts each object's
+	// pages in contiguous equal slices over the GPUs (OASIS Fig. 21).
+	Placement string `yaml:"placement" doc:"initial page placement: host | spread"`
+	// Workgroup-to-GPU scheme: greedy fills one GPU's CUs before the next
+	// (MGPUSim's dispatcher as GRIT §III-B describes it).
+	Distribution string `yaml:"distribution" doc:"workgroup distribution: greedy | contiguous | round-robin"`
+	// Fully connected NVLink (OASIS/GRIT) or one NVSwitch.
+	Topology string `yaml:"topology" doc:"GPU interconnect: full | switch"`
+	// Host-side cost of a kernel launch. Not in the OASIS/GRIT papers
+	// (UVMSmart uses 150 us, an outlier); 5 us is a typical CUDA launch.
+	KernelLaunchNs float64 `yaml:"kernel_launch_ns" doc:"kernel launch overhead in ns (not in papers; 5000)"`
+	// Checking mode: per-page versions, every read must see the latest write.
+	Check bool `yaml:"check" doc:"coherence checking mode (slower; on in tests)"`
+
+	GPU    gpu.Config          `yaml:"gpu"`
+	GMMU   gmmu.Config         `yaml:"gmmu"`
+	UVM    uvm.Config          `yaml:"uvm"`
+	Link   interconnect.Config `yaml:"link"`
+	Policy pagepolicy.Config   `yaml:"policy"`
+}
+
+// DefaultConfig returns the OASIS baseline (Table I) on 4 GPUs.
+func DefaultConfig() Config {
+	return Config{
+		GPUs: 4, PageSize: 4 * units.KB, Placement: "host", Distribution: "greedy",
+		Topology: "full", KernelLaunchNs: 5000,
+		GPU: gpu.DefaultConfig(), GMMU: gmmu.DefaultConfig(), UVM: uvm.DefaultConfig(),
+		Link: interconnect.DefaultConfig(), Policy: pagepolicy.DefaultConfig(),
+	}
+}

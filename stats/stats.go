@@ -1,0 +1,80 @@
+// Package stats holds the counters a run reports. Components increment the
+// counters of their GPU; the platform sums them into the result.
+package stats
+
+// Counters are the event counts of one GPU (or, summed, of the system).
+// Their JSON names are the result file's schema.
+type Counters struct {
+	MemInstructions  uint64 `json:"mem_instructions"`
+	PageFaults       uint64 `json:"page_faults"`
+	ProtectionFaults uint64 `json:"protection_faults"`
+	MigrationsH2D    uint64 `json:"migrations_h2d"`
+	MigrationsD2D    uint64 `json:"migrations_d2d"`
+	MigrationsD2H    uint64 `json:"migrations_d2h"`
+	Duplications     uint64 `json:"duplications"`
+	Collapses        uint64 `json:"collapses"`
+	RemoteLines      uint64 `json:"remote_lines"`
+	ACNotifications  uint64 `json:"ac_notifications"`
+	Evictions        uint64 `json:"evictions"`
+	Invalidations    uint64 `json:"invalidations"`
+	BytesNVLink      uint64 `json:"bytes_nvlink"`
+	BytesPCIe        uint64 `json:"bytes_pcie"`
+	TLBL1Hits        uint64 `json:"tlb_l1_hits"`
+	TLBL1Misses      uint64 `json:"tlb_l1_misses"`
+	TLBL2Hits        uint64 `json:"tlb_l2_hits"`
+	TLBL2Misses      uint64 `json:"tlb_l2_misses"`
+	PageWalks        uint64 `json:"page_walks"`
+	L1VHits          uint64 `json:"l1v_hits"`
+	L2Hits           uint64 `json:"l2_hits"`
+	DRAMLines        uint64 `json:"dram_lines"`
+	FaultBatches     uint64 `json:"fault_batches"`
+}
+
+// Add accumulates o into c.
+func (c *Counters) Add(o *Counters) {
+	c.MemInstructions += o.MemInstructions
+	c.PageFaults += o.PageFaults
+	c.ProtectionFaults += o.ProtectionFaults
+	c.MigrationsH2D += o.MigrationsH2D
+	c.MigrationsD2D += o.MigrationsD2D
+	c.MigrationsD2H += o.MigrationsD2H
+	c.Duplications += o.Duplications
+	c.Collapses += o.Collapses
+	c.RemoteLines += o.RemoteLines
+	c.ACNotifications += o.ACNotifications
+	c.Evictions += o.Evictions
+	c.Invalidations += o.Invalidations
+	c.BytesNVLink += o.BytesNVLink
+	c.BytesPCIe += o.BytesPCIe
+	c.TLBL1Hits += o.TLBL1Hits
+	c.TLBL1Misses += o.TLBL1Misses
+	c.TLBL2Hits += o.TLBL2Hits
+	c.TLBL2Misses += o.TLBL2Misses
+	c.PageWalks += o.PageWalks
+	c.L1VHits += o.L1VHits
+	c.L2Hits += o.L2Hits
+	c.DRAMLines += o.DRAMLines
+	c.FaultBatches += o.FaultBatches
+}
+
+// Stalls is wavefront stall time by cause, in nanoseconds summed over
+// stalled wavefronts (so it can exceed the simulated time). The causes are
+// GRIT's Fig. 3 breakdown.
+type Stalls struct {
+	LocalWalk     float64 `json:"local_walk"`
+	HostFault     float64 `json:"host_fault"`
+	Migration     float64 `json:"migration"`
+	RemoteAccess  float64 `json:"remote_access"`
+	Duplication   float64 `json:"duplication"`
+	WriteCollapse float64 `json:"write_collapse"`
+}
+
+// Add accumulates o into s.
+func (s *Stalls) Add(o *Stalls) {
+	s.LocalWalk += o.LocalWalk
+	s.HostFault += o.HostFault
+	s.Migration += o.Migration
+	s.RemoteAccess += o.RemoteAccess
+	s.Duplication += o.Duplication
+	s.WriteCollapse += o.WriteCollapse
+}
