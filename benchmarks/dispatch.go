@@ -1,0 +1,117 @@
+package benchmarks
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Dispatcher hands the workgroups of one kernel to GPUs. The platform calls
+// Next when a GPU has a free workgroup slot; ok is false when no workgroup is
+// left for that GPU. Every workgroup index in [0, workgroups) is handed out
+// exactly once over the life of a Dispatcher.
+type Dispatcher interface {
+	// Next returns the next workgroup GPU gpu should run. A gpu outside
+	// [0, gpus) gets ok == false.
+	Next(gpu int) (wg int, ok bool)
+	// Remaining is the number of workgroups not yet handed out, over all
+	// GPUs.
+	Remaining() int
+}
+
+// Distribution scheme names, as Config.Distribution spells them.
+const (
+	SchemeGreedy     = "greedy"
+	SchemeContiguous = "contiguous"
+	SchemeRoundRobin = "round-robin"
+)
+
+// Schemes lists the workgroup distribution schemes NewDispatcher accepts.
+func Schemes() []string {
+	return []string{SchemeGreedy, SchemeContiguous, SchemeRoundRobin}
+}
+
+// NewDispatcher returns a dispatcher for a kernel of the given number of
+// workgroups on gpus GPUs.
+//
+//   - greedy: one shared queue in workgroup order; whichever GPU asks gets
+//     the next workgroup. The platform asks GPU 0 to fill all its slots
+//     first, then GPU 1, and so on, which reproduces MGPUSim's
+//     fill-one-GPU-then-the-next dispatcher as GRIT §III-B describes it.
+//   - contiguous: GPU g gets workgroups [g*W/N, (g+1)*W/N) in order.
+//   - round-robin: GPU g gets workgroups g, g+N, g+2N, ... in order.
+func NewDispatcher(scheme string, workgroups, gpus int) (Dispatcher, error) {
+	if workgroups < 0 {
+		return nil, fmt.Errorf("dispatcher: %d workgroups: must not be negative", workgroups)
+	}
+	if gpus < 1 {
+		return nil, fmt.Errorf("dispatcher: %d GPUs: must be at least 1", gpus)
+	}
+	switch scheme {
+	case SchemeGreedy:
+		return &greedyDispatcher{n: workgroups, gpus: gpus}, nil
+	case SchemeContiguous:
+		d := &contiguousDispatcher{next: make([]int, gpus), end: make([]int, gpus), left: workgroups}
+		for g := 0; g < gpus; g++ {
+			d.next[g] = int(int64(g) * int64(workgroups) / int64(gpus))
+			d.end[g] = int(int64(g+1) * int64(workgroups) / int64(gpus))
+		}
+		return d, nil
+	case SchemeRoundRobin:
+		d := &roundRobinDispatcher{next: make([]int, gpus), n: workgroups, left: workgroups}
+		for g := range d.next {
+			d.next[g] = g
+		}
+		return d, nil
+	}
+	return nil, fmt.Errorf("unknown distribution scheme %q: valid schemes are %s",
+		scheme, strings.Join(Schemes(), ", "))
+}
+
+type greedyDispatcher struct {
+	next, n, gpus int
+}
+
+func (d *greedyDispatcher) Next(gpu int) (int, bool) {
+	if gpu < 0 || gpu >= d.gpus || d.next >= d.n {
+		return 0, false
+	}
+	wg := d.next
+	d.next++
+	return wg, true
+}
+
+func (d *greedyDispatcher) Remaining() int { return d.n - d.next }
+
+type contiguousDispatcher struct {
+	next, end []int
+	left      int
+}
+
+func (d *contiguousDispatcher) Next(gpu int) (int, bool) {
+	if gpu < 0 || gpu >= len(d.next) || d.next[gpu] >= d.end[gpu] {
+		return 0, false
+	}
+	wg := d.next[gpu]
+	d.next[gpu]++
+	d.left--
+	return wg, true
+}
+
+func (d *contiguousDispatcher) Remaining() int { return d.left }
+
+type roundRobinDispatcher struct {
+	next    []int
+	n, left int
+}
+
+func (d *roundRobinDispatcher) Next(gpu int) (int, bool) {
+	if gpu < 0 || gpu >= len(d.next) || d.next[gpu] >= d.n {
+		return 0, false
+	}
+	wg := d.next[gpu]
+	d.next[gpu] += len(d.next)
+	d.left--
+	return wg, true
+}
+
+func (d *roundRobinDispatcher) Remaining() int { return d.left }

@@ -1,0 +1,134 @@
+package benchmarks
+
+import "github.com/mgpu-sim/mgpu/objtable"
+
+// MatrixMultiplication is AMDAPPSDK's tiled MatrixMultiplication (the LDS
+// kernel), C = A x B, as MGPUSim runs it.
+//
+// Shape: square float32 matrices of side n, a multiple of 16 chosen so that
+// A, B and C together come closest to the paper footprint (MMSize times
+// Params.Scale): n = 1680 at Table II (32.3 MB of 32 MB), 3344 at 8 GPUs
+// (128 MB), 4096 at 16 GPUs (192 MB).
+//
+// Objects, in allocation (ID) order:
+//
+//	0 "A"       n*n float32, read only, shared: each row of tiles is read by
+//	            n/16 workgroups (OASIS §III-B)
+//	1 "B"       n*n float32, read only, shared: each column of tiles is
+//	            read by n/16 workgroups
+//	2 "C"       n*n float32, write only, private: each element written once
+//	3 "kernarg" 64 B: three pointers, the widths, the LDS pointers and
+//	            three hidden global offsets; see allocKernarg.
+//
+// One kernel, (n/16)^2 workgroups, one per 16x16 tile of C, 4 wavefronts
+// each. Workgroup wg computes tile (tx, ty) = (wg mod n/16, wg div n/16);
+// work-item (x, y) is lane (y mod 4)*16 + x of wavefront y/4. A wavefront
+// issues 2 + 2*(n/16) memory instructions:
+//
+//  1. the scalar load of the kernel arguments (1 lane, object 3);
+//  2. for each k-tile kt in 0 .. n/16-1: a load of A[ty*16+y][kt*16+x] and
+//     a load of B[kt*16+y][tx*16+x] (each 4 rows x 16 floats, 4 lines) into
+//     LDS, then 16 FMAs out of LDS, charged as Compute cycles before the
+//     next instruction;
+//  3. the store of C[ty*16+y][tx*16+x].
+//
+// At Table II that is 44100 wavefronts x 212 = 9.35M memory instructions
+// (see MMInstructions); at 8 and 16 GPUs 73.4M and 134.7M.
+type MatrixMultiplication struct{}
+
+const (
+	// mmKernargBytes is MGPUSim's MatrixMultiplication kernel-argument
+	// struct, rounded up to 64 B.
+	mmKernargBytes = 64
+	// mmTileCycles is the work on one k-tile after its loads: ds_write of
+	// the A and B elements, s_barrier, 16 x (2 ds_read + v_fma) issued at
+	// 4 cycles each on GCN, about 64 cycles of LDS latency, and the closing
+	// barrier. An estimate; the papers give no instruction timing.
+	mmTileCycles = 256
+)
+
+func init() {
+	Register("mm", func() Workload { return MatrixMultiplication{} })
+}
+
+// Name implements Workload.
+func (MatrixMultiplication) Name() string { return "mm" }
+
+// Description implements Workload.
+func (MatrixMultiplication) Description() string {
+	return "AMDAPPSDK MatrixMultiplication: C = A x B with 16x16 LDS tiles; A, B shared read-only"
+}
+
+// MMSide returns the matrix side mm uses for p.
+func MMSide(p Params) (int, error) {
+	fp, err := MMSize.Footprint(p)
+	if err != nil {
+		return 0, err
+	}
+	return squareSide(fp, 3, Tile), nil
+}
+
+// MMInstructions is the number of memory instructions mm issues for matrix
+// side n (over all wavefronts).
+func MMInstructions(n int) uint64 {
+	tiles := uint64(n / Tile)
+	return tiles * tiles * tileWavefronts * (2 + 2*tiles)
+}
+
+// Setup implements Workload.
+func (MatrixMultiplication) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
+	n, err := MMSide(p)
+	if err != nil {
+		return nil, err
+	}
+	bytes := uint64(n) * uint64(n) * floatBytes
+	var ptr [3]uint64
+	for i, name := range []string{"A", "B", "C"} {
+		if ptr[i], err = alloc.MallocManaged(bytes, name); err != nil {
+			return nil, err
+		}
+	}
+	karg, err := allocKernarg(alloc, mmKernargBytes)
+	if err != nil {
+		return nil, err
+	}
+	objs := alloc.Objects()
+	ids := make([]int, 4)
+	for i := range ids {
+		ids[i] = objs[len(objs)-4+i].ID
+	}
+	a, b, c := ptr[0], ptr[1], ptr[2]
+	tiles := n / Tile
+	last := 1 + 2*tiles
+	return []Kernel{{
+		Name:                   "mmmKernel_local",
+		Args:                   ids,
+		Workgroups:             tiles * tiles,
+		WavefrontsPerWorkgroup: tileWavefronts,
+		Wavefront: func(wg, wf, _ int) Stream {
+			x0 := wg % tiles * Tile
+			y0 := wg/tiles*Tile + wf*tileRows
+			return &Loop{N: last + 1, Gen: func(i int, ins *Instruction) {
+				switch {
+				case i == 0:
+					genKernarg(ins, karg)
+				case i == last:
+					ins.Compute = mmTileCycles
+					ins.Write = true
+					fillRows(ins, c, n, y0, x0)
+				case i%2 == 1: // A tile of k-tile (i-1)/2
+					kt := (i - 1) / 2
+					if kt == 0 {
+						ins.Compute = indexCycles
+					} else {
+						ins.Compute = mmTileCycles
+					}
+					fillRows(ins, a, n, y0, kt*Tile)
+				default: // B tile of k-tile (i-2)/2
+					kt := (i - 2) / 2
+					fillRows(ins, b, n, kt*Tile+wf*tileRows, x0)
+				}
+			}}
+		},
+	}}, nil
+}

@@ -1,0 +1,124 @@
+package benchmarks
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// MiB is the unit of the paper tables' "MB" columns. The papers do not say
+// whether they mean 10^6 or 2^20 bytes; the simulated sizes use 2^20, which
+// is what power-of-two matrix and buffer sizes suggest.
+const MiB = 1 << 20
+
+// Size column names accepted in Params.Size.
+const (
+	SizeAuto  = "auto"
+	Size4GPU  = "4gpu"
+	Size8GPU  = "8gpu"
+	Size16GPU = "16gpu"
+)
+
+// SizeColumns lists the values Params.Size accepts. The empty string is also
+// accepted and means "auto", so a zero Params.Size sizes by GPU count.
+func SizeColumns() []string { return []string{SizeAuto, Size4GPU, Size8GPU, Size16GPU} }
+
+// PaperSize is a workload's total footprint in bytes in each column of the
+// OASIS paper's tables: Table II (the 4-GPU baseline) and the 8- and 16-GPU
+// columns of Table III.
+type PaperSize struct {
+	TableII    uint64
+	TableIII8  uint64
+	TableIII16 uint64
+}
+
+// Paper footprints (OASIS Table II and Table III).
+var (
+	// MMSize: MatrixMultiplication, 32 MB and 4 objects in Table II;
+	// 128 MB (8 GPUs) and 192 MB (16 GPUs) in Table III.
+	MMSize = PaperSize{TableII: 32 * MiB, TableIII8: 128 * MiB, TableIII16: 192 * MiB}
+	// MTSize: MatrixTranspose, 64 MB and 3 objects in Table II; 160 MB
+	// (8 GPUs) and 320 MB (16 GPUs) in Table III.
+	MTSize = PaperSize{TableII: 64 * MiB, TableIII8: 160 * MiB, TableIII16: 320 * MiB}
+)
+
+// Column returns the GPU count of the paper column p selects: 4 (Table II),
+// 8 or 16 (Table III).
+//
+// With Size "auto" (or empty) the column follows p.GPUs: the column for the
+// largest of 4, 8, 16 that is at or below p.GPUs, and Table II for fewer than
+// 4 GPUs (there is no smaller column). So 1-7 GPUs size from Table II, 8-15
+// from the 8-GPU column and 16 or more from the 16-GPU column. "4gpu",
+// "8gpu" and "16gpu" force a column whatever the GPU count.
+func Column(p Params) (int, error) {
+	switch p.Size {
+	case SizeAuto, "":
+		switch {
+		case p.GPUs < 1:
+			return 0, fmt.Errorf("size %q: %d GPUs: must be at least 1", SizeAuto, p.GPUs)
+		case p.GPUs >= 16:
+			return 16, nil
+		case p.GPUs >= 8:
+			return 8, nil
+		default:
+			return 4, nil
+		}
+	case Size4GPU:
+		return 4, nil
+	case Size8GPU:
+		return 8, nil
+	case Size16GPU:
+		return 16, nil
+	}
+	return 0, fmt.Errorf("unknown size %q: valid sizes are %s", p.Size, strings.Join(SizeColumns(), ", "))
+}
+
+// CheckScale reports a Params.Scale that cannot size a workload: it must be
+// a finite number above zero.
+func CheckScale(scale float64) error {
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		return fmt.Errorf("scale %v: must be a positive number", scale)
+	}
+	return nil
+}
+
+// Footprint returns the bytes the workload should allocate for p: the
+// column Column(p) picks, times p.Scale.
+func (s PaperSize) Footprint(p Params) (uint64, error) {
+	if err := CheckScale(p.Scale); err != nil {
+		return 0, err
+	}
+	col, err := Column(p)
+	if err != nil {
+		return 0, err
+	}
+	var b uint64
+	switch col {
+	case 4:
+		b = s.TableII
+	case 8:
+		b = s.TableIII8
+	default:
+		b = s.TableIII16
+	}
+	f := math.Round(float64(b) * p.Scale)
+	if f < 1 {
+		f = 1
+	}
+	if f > 1<<47 {
+		return 0, fmt.Errorf("scale %v: footprint %.0f bytes exceeds the 48-bit address space", p.Scale, f)
+	}
+	return uint64(f), nil
+}
+
+// squareSide returns the side of the square float32 matrices, a multiple of
+// tile, such that count of them come closest to footprint bytes. It is at
+// least one tile.
+func squareSide(footprint uint64, count, tile int) int {
+	exact := math.Sqrt(float64(footprint) / float64(4*count))
+	side := int(math.Round(exact/float64(tile))) * tile
+	if side < tile {
+		side = tile
+	}
+	return side
+}

@@ -1,0 +1,72 @@
+// Command mgpu runs multi-GPU unified-memory simulations.
+//
+//	mgpu run --workload mm --gpus 4 --policy on-touch
+//	mgpu list
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rs/zerolog"
+)
+
+// inputError marks bad user input: the process exits with status 2.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+func badInput(format string, a ...any) error { return inputError{fmt.Errorf(format, a...)} }
+
+const usage = `mgpu: a multi-GPU unified-virtual-memory simulator
+
+Usage:
+  mgpu run   --workload NAME --policy NAME [--gpus N] [--config f.yaml] [--set key=value]...
+             [--seed N] [--scale F] [--size auto|4gpu|8gpu|16gpu] [--out r.json] [--csv r.csv]
+  mgpu list  workloads, policies, and every config key with its default and source
+
+Run 'mgpu run -h' for all run flags.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without the exit, for tests.
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "mgpu: internal error: %v\n", r)
+			code = 3
+		}
+	}()
+	zerolog.SetGlobalLevel(zerolog.WarnLevel)
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "run":
+		err = cmdRun(args[1:], stdout, stderr)
+	case "list":
+		err = cmdList(stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		err = badInput("unknown command %q: valid commands are run, list", args[0])
+	}
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "mgpu: %v\n", err)
+	var ie inputError
+	if errors.As(err, &ie) {
+		return 2
+	}
+	return 1
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+
+	"github.com/rs/zerolog"
+	"github.com/rs/zerolog/log"
+
+	"github.com/mgpu-sim/mgpu/platform"
+	"github.com/mgpu-sim/mgpu/units"
+)
+
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, ",") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+type runFlags struct {
+	workload, policy, config, out, csv, size, logLevel string
+	cpuProfile                                         string
+	gpus, iterations                                   int
+	seed                                               uint64
+	scale                                              float64
+	check                                              bool
+	sets                                               setFlags
+}
+
+func parseRunFlags(args []string, stderr io.Writer) (*runFlags, *flag.FlagSet, error) {
+	f := &runFlags{}
+	fs := flag.NewFlagSet("mgpu run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.workload, "workload", "mm", "workload to run (see 'mgpu list')")
+	fs.StringVar(&f.policy, "policy", "on-touch", "page-management policy (see 'mgpu list')")
+	fs.IntVar(&f.gpus, "gpus", 4, "number of GPUs, 1 to 64")
+	fs.StringVar(&f.config, "config", "", "YAML config file (keys as in 'mgpu list')")
+	fs.Var(&f.sets, "set", "override a config key: --set key=value (repeatable)")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed, recorded in the result")
+	fs.Float64Var(&f.scale, "scale", 1, "footprint scale (1 = the paper's size)")
+	fs.StringVar(&f.size, "size", "auto", "paper size column: auto (follows --gpus), 4gpu, 8gpu, 16gpu")
+	fs.IntVar(&f.iterations, "iterations", 0, "alternations/phases for pingpong and prodcons (0 = default)")
+	fs.BoolVar(&f.check, "check", false, "coherence checking mode (slower)")
+	fs.StringVar(&f.out, "out", "", "write the JSON result here")
+	fs.StringVar(&f.csv, "csv", "", "write a one-row CSV result here")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the simulation here")
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, inputError{err}
+	}
+	if fs.NArg() > 0 {
+		return nil, nil, badInput("unexpected argument %q", fs.Arg(0))
+	}
+	return f, fs, nil
+}
+
+// buildConfig applies, in order: defaults, --config, --set, then explicit
+// flags (--gpus, --check).
+func (f *runFlags) buildConfig(fs *flag.FlagSet) (platform.Config, error) {
+	cfg := platform.DefaultConfig()
+	if f.config != "" {
+		c, err := platform.LoadConfig(f.config)
+		if err != nil {
+			return cfg, inputError{err}
+		}
+		cfg = c
+	}
+	for _, kv := range f.sets {
+		if err := cfg.Set(kv); err != nil {
+			return cfg, inputError{err}
+		}
+	}
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "gpus":
+			cfg.GPUs = f.gpus
+		case "check":
+			cfg.Check = f.check
+		}
+	})
+	if err := cfg.Validate(); err != nil {
+		return cfg, inputError{err}
+	}
+	return cfg, nil
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	f, fs, err := parseRunFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	lvl, err := zerolog.ParseLevel(f.logLevel)
+	if err != nil || f.logLevel == "" {
+		return badInput("--log-level %q: valid levels are debug, info, warn, error", f.logLevel)
+	}
+	zerolog.SetGlobalLevel(lvl)
+	log.Logger = zerolog.New(zerolog.ConsoleWriter{Out: stderr}).With().Timestamp().Logger()
+	cfg, err := f.buildConfig(fs)
+	if err != nil {
+		return err
+	}
+	if f.scale <= 0 {
+		return badInput("--scale %g: must be positive", f.scale)
+	}
+	opts := platform.Options{Workload: f.workload, Policy: f.policy, Seed: f.seed, Scale: f.scale,
+		Size: f.size, Iterations: f.iterations, Config: cfg}
+	log.Info().Str("workload", f.workload).Str("policy", f.policy).Int("gpus", cfg.GPUs).Msg("building")
+	sys, err := platform.Build(opts)
+	if err != nil {
+		return inputError{err}
+	}
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	res, err := sys.Run()
+	if err != nil {
+		return err
+	}
+	log.Info().Dur("wall", res.Wall()).Msg("done")
+	printSummary(stdout, res)
+	if f.out != "" {
+		if err := writeFile(f.out, res.WriteJSON); err != nil {
+			return err
+		}
+	}
+	if f.csv != "" {
+		if err := writeFile(f.csv, func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "%s\n%s\n", platform.CSVHeader(), res.CSVRow())
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFile writes atomically: a temp file in the same directory, renamed.
+func writeFile(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".mgpu-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func printSummary(w io.Writer, r *platform.Result) {
+	t := r.Totals
+	fmt.Fprintf(w, "%s on %d GPUs, policy %s, footprint %v, seed %d\n", r.Workload, r.GPUs, r.Policy, units.Bytes(r.Footprint), r.Seed)
+	fmt.Fprintf(w, "  simulated time   %.3f ms   (wall %.2f s)\n", r.SimTimeNs/1e6, r.Wall().Seconds())
+	fmt.Fprintf(w, "  mem instructions %d   (%.2f M/s simulated per wall second)\n", t.MemInstructions, float64(t.MemInstructions)/r.Wall().Seconds()/1e6)
+	fmt.Fprintf(w, "  page faults      %d   protection faults %d   batches %d\n", t.PageFaults, t.ProtectionFaults, t.FaultBatches)
+	fmt.Fprintf(w, "  migrations       h2d %d   d2d %d   d2h %d\n", t.MigrationsH2D, t.MigrationsD2D, t.MigrationsD2H)
+	fmt.Fprintf(w, "  duplications %d   collapses %d   remote lines %d   invalidations %d\n", t.Duplications, t.Collapses, t.RemoteLines, t.Invalidations)
+	fmt.Fprintf(w, "  bytes            NVLink %v   PCIe %v\n", units.Bytes(t.BytesNVLink), units.Bytes(t.BytesPCIe))
+	s := r.Stalls
+	fmt.Fprintf(w, "  stalls (ms)      walk %.3f  host %.3f  migration %.3f  remote %.3f  dup %.3f  collapse %.3f\n",
+		s.LocalWalk/1e6, s.HostFault/1e6, s.Migration/1e6, s.RemoteAccess/1e6, s.Duplication/1e6, s.WriteCollapse/1e6)
+}

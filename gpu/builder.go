@@ -1,0 +1,102 @@
+package gpu
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/mgpu-sim/mgpu/cache"
+	"github.com/mgpu-sim/mgpu/stats"
+)
+
+// Builder makes a GPU, after Akita's builder style.
+type Builder struct {
+	engine   sim.Engine
+	cfg      Config
+	id, gpus int
+	pageSize uint64
+	pages    uint64
+	counters *stats.Counters
+	stalls   *stats.Stalls
+	check    bool
+}
+
+// MakeBuilder returns a builder with OASIS Table I defaults.
+func MakeBuilder() Builder { return Builder{cfg: DefaultConfig(), gpus: 1, pageSize: 4096} }
+
+// WithEngine sets the engine.
+func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
+
+// WithConfig sets the GPU parameters.
+func (b Builder) WithConfig(c Config) Builder { b.cfg = c; return b }
+
+// WithID sets the GPU's index and the number of GPUs in the system.
+func (b Builder) WithID(id, gpus int) Builder { b.id, b.gpus = id, gpus; return b }
+
+// WithPages sets the page size (a power of two) and the number of pages in
+// the managed address space.
+func (b Builder) WithPages(size, pages uint64) Builder {
+	b.pageSize, b.pages = size, pages
+	return b
+}
+
+// WithStats sets where the GPU counts events and stalls.
+func (b Builder) WithStats(c *stats.Counters, s *stats.Stalls) Builder {
+	b.counters, b.stalls = c, s
+	return b
+}
+
+// WithCheck turns on internal assertions (the coherence checking mode).
+func (b Builder) WithCheck(on bool) Builder { b.check = on; return b }
+
+// Build makes the GPU named name, e.g. "GPU[0]".
+func (b Builder) Build(name string) (*Comp, error) {
+	c := b.cfg
+	if b.engine == nil || b.counters == nil || b.stalls == nil {
+		return nil, fmt.Errorf("gpu.Builder: engine and stats are required")
+	}
+	line := uint64(c.LineSize)
+	cycle := sim.VTimeInSec(1e-6 / c.FreqMHz)
+	g := &Comp{
+		ComponentBase: sim.NewComponentBase(name),
+		engine:        b.engine, cfg: c, id: b.id,
+		counters: b.counters, stalls: b.stalls, check: b.check,
+		cycle:       cycle,
+		pageShift:   uint(bits.TrailingZeros64(b.pageSize)),
+		lineShift:   uint(bits.TrailingZeros64(line)),
+		pageSize:    b.pageSize,
+		l1tlbLat:    sim.VTimeInSec(c.L1TLBCycles) * cycle,
+		l2tlbLat:    sim.VTimeInSec(c.L2TLBCycles) * cycle,
+		l1vLat:      sim.VTimeInSec(c.L1VCycles) * cycle,
+		l2Lat:       sim.VTimeInSec(c.L2Cycles) * cycle,
+		dramLat:     sim.VTimeInSec(c.DRAMLatencyNs * 1e-9),
+		dramLine:    sim.VTimeInSec(float64(line) / (c.DRAMGBps * 1e9)),
+		drain:       sim.VTimeInSec(c.DrainCycles) * cycle,
+		remoteCount: make([]int, b.gpus),
+		tlbGen:      make([]uint32, b.pages),
+		lineGen:     make([]uint32, b.pages),
+	}
+	g.linesPerPage = g.pageShift - g.lineShift
+	var err error
+	if g.l2tlb, err = cache.New(c.L2TLBEntries, c.L2TLBWays); err != nil {
+		return nil, fmt.Errorf("L2 TLB: %w", err)
+	}
+	if g.l2, err = cache.New(int(uint64(c.L2Size)/line), c.L2Ways); err != nil {
+		return nil, fmt.Errorf("L2 cache: %w", err)
+	}
+	g.cus = make([]computeUnit, c.CUs)
+	for i := range g.cus {
+		cu := &g.cus[i]
+		cu.free = c.WavefrontsPerCU
+		if cu.l1tlb, err = cache.New(c.L1TLBEntries, c.L1TLBWays); err != nil {
+			return nil, fmt.Errorf("L1 TLB: %w", err)
+		}
+		if cu.l1v, err = cache.New(int(uint64(c.L1VSize)/line), c.L1VWays); err != nil {
+			return nil, fmt.Errorf("L1V cache: %w", err)
+		}
+	}
+	g.port = sim.NewLimitNumMsgPort(g, 1<<16, name+".NVLink")
+	g.AddPort("NVLink", g.port)
+	return g, nil
+}

@@ -1,0 +1,262 @@
+// Package gpu is the GPU component: compute units running the wavefronts of
+// a workload, L1/L2 TLBs, L1V/L2 caches and DRAM modelled functionally with
+// their latencies added inline, and an RDMA engine that serves and issues
+// remote cache lines over NVLink.
+//
+// A wavefront costs one engine event per instruction: the whole memory
+// instruction (coalescing, translation, cache lookups, DRAM queueing) is
+// computed when it issues, using busy-until timestamps for shared
+// resources. Messages leave the GPU only for remote lines and page data.
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/cache"
+	"github.com/mgpu-sim/mgpu/gmmu"
+	"github.com/mgpu-sim/mgpu/objtable"
+	"github.com/mgpu-sim/mgpu/stats"
+	"github.com/mgpu-sim/mgpu/uvm"
+)
+
+// MMU is what the GPU needs from its GMMU.
+type MMU interface {
+	Entry(page uint64) gmmu.PTE
+	Walk(now sim.VTimeInSec, page uint64) sim.VTimeInSec
+	Fault(now sim.VTimeInSec, e uvm.FaultEntry, w gmmu.Waiter)
+	DataArrived(now sim.VTimeInSec, batch uint64)
+}
+
+// WorkSource is the command processor handing out workgroups.
+type WorkSource interface {
+	Kernel() *benchmarks.Kernel
+	Next(gpu int) (wg int, ok bool)
+	Done(now sim.VTimeInSec, gpu int)
+}
+
+// AccessObserver sees every page access (the coherence checker, the
+// workload characteriser). target is where the data lives.
+type AccessObserver interface {
+	Access(gpu int, page uint64, write bool, target int)
+}
+
+type computeUnit struct {
+	l1tlb, l1v *cache.Cache
+	free       int
+}
+
+// Comp is one GPU.
+type Comp struct {
+	*sim.ComponentBase
+	engine   sim.Engine
+	cfg      Config
+	id       int
+	port     sim.Port
+	peers    []sim.Port
+	mmu      MMU
+	work     WorkSource
+	observer AccessObserver
+	counters *stats.Counters
+	stalls   *stats.Stalls
+	check    bool
+	header   int
+
+	cycle              sim.VTimeInSec
+	pageShift          uint
+	lineShift          uint
+	linesPerPage       uint // log2 of lines per page
+	pageSize           uint64
+	l1tlbLat, l2tlbLat sim.VTimeInSec
+	l1vLat, l2Lat      sim.VTimeInSec
+	dramLat, dramLine  sim.VTimeInSec
+	drain              sim.VTimeInSec
+
+	cus         []computeUnit
+	nextCU      int
+	l2tlb, l2   *cache.Cache
+	dramFree    sim.VTimeInSec
+	pausedUntil sim.VTimeInSec
+	pool        []*wavefront
+	recvPending bool
+	remoteCount []int
+	// Per-page generations: bumping one invalidates the page's TLB entries
+	// or cached lines everywhere in this GPU (see package cache).
+	tlbGen, lineGen []uint32
+}
+
+// SetMMU attaches the GMMU.
+func (g *Comp) SetMMU(m MMU) { g.mmu = m }
+
+// SetWorkSource attaches the command processor.
+func (g *Comp) SetWorkSource(w WorkSource) { g.work = w }
+
+// SetObserver attaches an access observer (nil for none).
+func (g *Comp) SetObserver(o AccessObserver) { g.observer = o }
+
+// SetPeers gives every GPU's NVLink port, indexed by GPU.
+func (g *Comp) SetPeers(p []sim.Port) { g.peers = p }
+
+// Port is the NVLink port.
+func (g *Comp) Port() sim.Port { return g.port }
+
+// ID is the GPU's index.
+func (g *Comp) ID() int { return g.id }
+
+func (g *Comp) schedule(wf *wavefront, t sim.VTimeInSec) {
+	wf.evt.t = t
+	g.engine.Schedule(&wf.evt)
+}
+
+// Fill dispatches workgroups of the current kernel to CUs with free
+// wavefront slots, round-robin over the CUs.
+func (g *Comp) Fill(now sim.VTimeInSec) {
+	k := g.work.Kernel()
+	if k == nil {
+		return
+	}
+	need := k.WavefrontsPerWorkgroup
+	for {
+		cu := g.freeCU(need)
+		if cu < 0 {
+			return
+		}
+		wgID, ok := g.work.Next(g.id)
+		if !ok {
+			return
+		}
+		g.cus[cu].free -= need
+		wg := &workgroup{cu: cu, left: need, size: need}
+		for i := 0; i < need; i++ {
+			wf := g.newWavefront()
+			wf.wg = wg
+			wf.stream = k.Wavefront(wgID, i, g.id)
+			g.schedule(wf, now)
+		}
+	}
+}
+
+func (g *Comp) freeCU(need int) int {
+	n := len(g.cus)
+	for i := 0; i < n; i++ {
+		c := (g.nextCU + i) % n
+		if g.cus[c].free >= need {
+			g.nextCU = (c + 1) % n
+			return c
+		}
+	}
+	return -1
+}
+
+func (g *Comp) newWavefront() *wavefront {
+	if n := len(g.pool); n > 0 {
+		wf := g.pool[n-1]
+		g.pool = g.pool[:n-1]
+		wf.state = stNext
+		return wf
+	}
+	wf := &wavefront{}
+	wf.evt.h = g
+	wf.evt.wf = wf
+	return wf
+}
+
+func (g *Comp) finish(wf *wavefront, now sim.VTimeInSec) {
+	wg := wf.wg
+	wf.stream, wf.wg = nil, nil
+	g.pool = append(g.pool, wf)
+	wg.left--
+	if wg.left > 0 {
+		return
+	}
+	g.cus[wg.cu].free += wg.size
+	g.work.Done(now, g.id)
+	g.Fill(now)
+}
+
+// Handle runs a wavefront step or drains the NVLink port.
+func (g *Comp) Handle(e sim.Event) error {
+	switch ev := e.(type) {
+	case *wfEvent:
+		g.step(ev.wf, ev.t)
+	case *gpuRecvEvent:
+		g.recvPending = false
+		for msg := g.port.Retrieve(ev.t); msg != nil; msg = g.port.Retrieve(ev.t) {
+			g.receive(ev.t, msg)
+		}
+	default:
+		return fmt.Errorf("gpu: unexpected event %T", e)
+	}
+	return nil
+}
+
+func (g *Comp) step(wf *wavefront, now sim.VTimeInSec) {
+	switch wf.state {
+	case stRaise:
+		g.raise(wf, now)
+		return
+	case stReplay:
+		wf.nFaults = 0
+		g.execute(wf, max(now, g.pausedUntil))
+		return
+	}
+	in := &wf.inst
+	if !wf.stream.Next(in) {
+		g.finish(wf, now)
+		return
+	}
+	t := now + sim.VTimeInSec(in.Compute+g.cfg.IssueCycles)*g.cycle
+	t = max(t, g.pausedUntil)
+	if in.Lanes == 0 {
+		g.schedule(wf, t)
+		return
+	}
+	g.counters.MemInstructions++
+	g.coalesce(wf)
+	wf.localDone = t
+	g.execute(wf, t)
+}
+
+// coalesce turns the lanes into distinct lines, grouped by page.
+func (g *Comp) coalesce(wf *wavefront) {
+	in := &wf.inst
+	wf.nLines, wf.nPages = 0, 0
+	lastLine := ^uint64(0)
+	for i := 0; i < in.Lanes; i++ {
+		ptr := in.Addr[i]
+		line := objtable.Strip(ptr) >> g.lineShift
+		if line == lastLine || g.seenLine(wf, line) {
+			continue
+		}
+		lastLine = line
+		page := line >> (g.pageShift - g.lineShift)
+		pi := g.pageIndex(wf, page, ptr)
+		wf.done[pi] = false
+		wf.lines[wf.nLines] = line
+		wf.linePage[wf.nLines] = uint8(pi)
+		wf.nLines++
+	}
+}
+
+func (g *Comp) seenLine(wf *wavefront, line uint64) bool {
+	for i := 0; i < wf.nLines; i++ {
+		if wf.lines[i] == line {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Comp) pageIndex(wf *wavefront, page, ptr uint64) int {
+	for i := wf.nPages - 1; i >= 0; i-- {
+		if wf.pages[i] == page {
+			return i
+		}
+	}
+	wf.pages[wf.nPages] = page
+	wf.ptr[wf.nPages] = ptr
+	wf.nPages++
+	return wf.nPages - 1
+}

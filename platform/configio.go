@@ -1,0 +1,453 @@
+package platform
+
+import (
+	"bytes"
+	"encoding"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/mgpu-sim/mgpu/units"
+	"gopkg.in/yaml.v3"
+)
+
+// Config keys are the yaml tag names of Config's fields, joined with dots
+// through nested structs ("gpu.memory"). The YAML loader, Set and Keys all
+// walk the struct by reflection, so a field added to any sub-config is
+// loadable, settable and listed without touching this file, and every path
+// reports errors the same way.
+
+// KeyInfo is one leaf config key as `mgpu list` prints it.
+type KeyInfo struct {
+	Key   string // dotted key, e.g. "gpu.memory"
+	Value string // current value, in a form Set accepts back
+	Doc   string // the field's doc tag
+}
+
+// Keys returns every leaf key of c in struct declaration order, with its
+// current value and doc tag.
+func Keys(c Config) []KeyInfo {
+	ls := leaves(reflect.ValueOf(&c).Elem(), "", nil)
+	out := make([]KeyInfo, len(ls))
+	for i, l := range ls {
+		out[i] = KeyInfo{Key: l.key, Value: formatValue(l.v), Doc: l.doc}
+	}
+	return out
+}
+
+// Set applies one "key=value" override (the --set flag). Spaces around the
+// key and the value are ignored. On error c is unchanged.
+func (c *Config) Set(kv string) error {
+	key, val, ok := strings.Cut(kv, "=")
+	if !ok {
+		return fmt.Errorf("setting %q: expected key=value, e.g. gpus=8", kv)
+	}
+	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+	if key == "" {
+		return fmt.Errorf("setting %q: missing key before '='", kv)
+	}
+	v, err := lookupKey(reflect.ValueOf(c).Elem(), key)
+	if err != nil {
+		return err
+	}
+	return setScalar(v, key, val)
+}
+
+// LoadConfig returns DefaultConfig() overlaid with the YAML file at path.
+// Keys the file leaves out keep their defaults. Unknown keys, duplicate keys
+// and values of the wrong type are errors, reported with the file, line and
+// full dotted key; all such problems in the file are reported together.
+// LoadConfig does not call Validate, so --set overrides can still fix values
+// before the combined result is checked.
+func LoadConfig(path string) (Config, error) {
+	c := DefaultConfig()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return c, fmt.Errorf("reading config: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if err == io.EOF { // empty or comment-only file
+			return c, nil
+		}
+		return c, fmt.Errorf("%s: %w", path, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err != io.EOF {
+		if err != nil {
+			return c, fmt.Errorf("%s: %w", path, err)
+		}
+		return c, fmt.Errorf("%s:%d: a config file holds one YAML document, found another", path, extra.Line)
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 {
+			return c, nil
+		}
+		root = root.Content[0]
+	}
+	root = resolve(root)
+	if isNull(root) {
+		return c, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return c, fmt.Errorf("%s:%d: expected a mapping of config keys at the top level, got %s", path, root.Line, nodeKind(root))
+	}
+	var errs []error
+	applyMapping(reflect.ValueOf(&c).Elem(), "", root, func(line int, err error) {
+		errs = append(errs, fmt.Errorf("%s:%d: %w", path, line, err))
+	})
+	if len(errs) > 0 {
+		return c, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// field is one yaml-tagged field at one level of the config tree.
+type field struct {
+	name    string
+	doc     string
+	index   int
+	section bool // a nested struct whose fields make dotted keys
+}
+
+var textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+
+// fieldsOf lists the config fields of struct type t in declaration order.
+// Untagged exported fields use the lowercased field name, as yaml.v3 does.
+func fieldsOf(t reflect.Type) []field {
+	var fs []field
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(sf.Tag.Get("yaml"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(sf.Name)
+		}
+		section := sf.Type.Kind() == reflect.Struct && !reflect.PointerTo(sf.Type).Implements(textUnmarshalerType)
+		fs = append(fs, field{name: name, doc: sf.Tag.Get("doc"), index: i, section: section})
+	}
+	return fs
+}
+
+func findField(t reflect.Type, name string) (field, bool) {
+	for _, f := range fieldsOf(t) {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return field{}, false
+}
+
+func fieldNames(fs []field) []string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.name
+	}
+	return names
+}
+
+func joinKey(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "." + name
+}
+
+// leaf is one settable value with its dotted key.
+type leaf struct {
+	key, doc string
+	v        reflect.Value
+}
+
+func leaves(v reflect.Value, prefix string, out []leaf) []leaf {
+	for _, f := range fieldsOf(v.Type()) {
+		key := joinKey(prefix, f.name)
+		if f.section {
+			out = leaves(v.Field(f.index), key, out)
+		} else {
+			out = append(out, leaf{key: key, doc: f.doc, v: v.Field(f.index)})
+		}
+	}
+	return out
+}
+
+// lookupKey finds the leaf value for a dotted key in struct value v.
+func lookupKey(v reflect.Value, key string) (reflect.Value, error) {
+	parts := strings.Split(key, ".")
+	for i, p := range parts {
+		f, ok := findField(v.Type(), p)
+		if !ok || (!f.section && i < len(parts)-1) {
+			return reflect.Value{}, unknownKeyError(key)
+		}
+		v = v.Field(f.index)
+		if f.section && i == len(parts)-1 {
+			var subs []string
+			for _, l := range leaves(v, key, nil) {
+				subs = append(subs, l.key)
+			}
+			return reflect.Value{}, fmt.Errorf("config key %q is a group, not a value; set one of its keys: %s", key, strings.Join(subs, ", "))
+		}
+	}
+	return v, nil
+}
+
+// unknownKeyError suggests the closest real key, since most unknown keys
+// are typos or a missing section prefix ("memory" for "gpu.memory").
+func unknownKeyError(key string) error {
+	var all []string
+	for _, l := range leaves(reflect.ValueOf(DefaultConfig()), "", nil) {
+		all = append(all, l.key)
+	}
+	if s := suggest(key, all); s != "" {
+		return fmt.Errorf("unknown config key %q; did you mean %q? (run 'mgpu list' for all keys)", key, s)
+	}
+	return fmt.Errorf("unknown config key %q (run 'mgpu list' for all keys)", key)
+}
+
+// suggest returns the candidate closest to key by edit distance
+// (case-insensitive; a dotless key is also compared with each candidate's
+// last component), or "" when none is within about a third of key's length.
+func suggest(key string, candidates []string) string {
+	k := strings.ToLower(key)
+	best, bestD := "", -1
+	for _, c := range candidates {
+		d := editDistance(k, c)
+		if !strings.Contains(k, ".") {
+			if i := strings.LastIndexByte(c, '.'); i >= 0 {
+				d = min(d, editDistance(k, c[i+1:]))
+			}
+		}
+		if bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD < 0 || bestD > max(1, len([]rune(k))/3) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the optimal-string-alignment distance: insertions,
+// deletions, substitutions and adjacent transpositions each cost 1, so
+// "memroy" is one edit from "memory".
+func editDistance(a, b string) int {
+	s, t := []rune(a), []rune(b)
+	rows := make([][]int, len(s)+1)
+	for i := range rows {
+		rows[i] = make([]int, len(t)+1)
+		rows[i][0] = i
+	}
+	for j := range rows[0] {
+		rows[0][j] = j
+	}
+	for i := 1; i <= len(s); i++ {
+		for j := 1; j <= len(t); j++ {
+			cost := 1
+			if s[i-1] == t[j-1] {
+				cost = 0
+			}
+			d := min(rows[i-1][j]+1, rows[i][j-1]+1, rows[i-1][j-1]+cost)
+			if i > 1 && j > 1 && s[i-1] == t[j-2] && s[i-2] == t[j-1] {
+				d = min(d, rows[i-2][j-2]+1)
+			}
+			rows[i][j] = d
+		}
+	}
+	return rows[len(s)][len(t)]
+}
+
+var bytesType = reflect.TypeFor[units.Bytes]()
+
+// kindName describes what a field of type t accepts, for error messages.
+func kindName(t reflect.Type) string {
+	if t == bytesType {
+		return "a size such as 4GB, 64KB or 4096"
+	}
+	if reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		return "a " + t.String()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	}
+	return "a " + t.String()
+}
+
+// setScalar parses s into v according to v's type. It is the single parse
+// path for both YAML scalars and --set values.
+func setScalar(v reflect.Value, key, s string) error {
+	t := v.Type()
+	if reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		// Decode into a fresh value so a failed parse leaves v unchanged.
+		nv := reflect.New(t)
+		if err := nv.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
+			if t == bytesType {
+				return fmt.Errorf("%s: expected %s, got %q", key, kindName(t), s)
+			}
+			return fmt.Errorf("%s: expected %s, got %q: %v", key, kindName(t), s, err)
+		}
+		v.Set(nv.Elem())
+		return nil
+	}
+	bad := func(err error) error {
+		if errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("%s: %q is out of range for %s", key, s, kindName(t))
+		}
+		return fmt.Errorf("%s: expected %s, got %q", key, kindName(t), s)
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		// Base 10 only: base 0 would read "010" as octal 8.
+		n, err := strconv.ParseInt(s, 10, t.Bits())
+		if err != nil {
+			return bad(err)
+		}
+		v.SetInt(n)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, err := strconv.ParseUint(s, 10, t.Bits())
+		if err != nil {
+			return bad(err)
+		}
+		v.SetUint(n)
+	case reflect.Float32, reflect.Float64:
+		f, err := strconv.ParseFloat(s, t.Bits())
+		if err != nil {
+			return bad(err)
+		}
+		v.SetFloat(f)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return bad(err)
+		}
+		v.SetBool(b)
+	case reflect.String:
+		v.SetString(s)
+	default:
+		return fmt.Errorf("%s: config fields of type %s are not supported", key, t)
+	}
+	return nil
+}
+
+// formatValue prints v so that setScalar reads it back unchanged.
+func formatValue(v reflect.Value) string {
+	if s, ok := v.Interface().(fmt.Stringer); ok {
+		return s.String()
+	}
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return strconv.FormatUint(v.Uint(), 10)
+	case reflect.Float32, reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, v.Type().Bits())
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool())
+	case reflect.String:
+		return v.String()
+	}
+	return fmt.Sprint(v.Interface())
+}
+
+// applyMapping overlays YAML mapping n onto struct value v, reporting every
+// problem (with its line) through report rather than stopping at the first.
+func applyMapping(v reflect.Value, prefix string, n *yaml.Node, report func(line int, err error)) {
+	fs := fieldsOf(v.Type())
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn, vn := resolve(n.Content[i]), resolve(n.Content[i+1])
+		if kn.Kind != yaml.ScalarNode {
+			report(kn.Line, fmt.Errorf("config keys must be plain names, got %s", nodeKind(kn)))
+			continue
+		}
+		key := joinKey(prefix, kn.Value)
+		if prev, dup := seen[kn.Value]; dup {
+			report(kn.Line, fmt.Errorf("key %q given twice (first on line %d)", key, prev))
+			continue
+		}
+		seen[kn.Value] = kn.Line
+		f, ok := findField(v.Type(), kn.Value)
+		if !ok {
+			report(kn.Line, unknownNodeKeyError(key, prefix, kn.Value, fs))
+			continue
+		}
+		fv := v.Field(f.index)
+		switch {
+		case f.section && isNull(vn):
+			// "gpu:" with nothing under it overrides nothing.
+		case f.section && vn.Kind == yaml.MappingNode:
+			applyMapping(fv, key, vn, report)
+		case f.section:
+			report(vn.Line, fmt.Errorf("%s: expected a mapping of %s.* keys, got %s", key, key, nodeKind(vn)))
+		case isNull(vn):
+			report(vn.Line, fmt.Errorf("%s: no value given; expected %s", key, kindName(fv.Type())))
+		case vn.Kind != yaml.ScalarNode:
+			report(vn.Line, fmt.Errorf("%s: expected %s, got %s", key, kindName(fv.Type()), nodeKind(vn)))
+		default:
+			if err := setScalar(fv, key, vn.Value); err != nil {
+				report(vn.Line, err)
+			}
+		}
+	}
+}
+
+// unknownNodeKeyError names the full key and lists the valid keys at its
+// level, because a config file's typo is usually fixed by seeing its
+// siblings.
+func unknownNodeKeyError(key, prefix, name string, fs []field) error {
+	names := fieldNames(fs)
+	where := "at the top level"
+	if prefix != "" {
+		where = "in " + prefix
+	}
+	msg := fmt.Sprintf("unknown config key %q", key)
+	if s := suggest(name, names); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", joinKey(prefix, s))
+	}
+	return fmt.Errorf("%s (valid keys %s: %s)", msg, where, strings.Join(names, ", "))
+}
+
+func resolve(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == 0 || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
+}
+
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if isNull(n) {
+			return "null"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "an unsupported YAML node"
+}

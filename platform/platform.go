@@ -1,0 +1,252 @@
+// Package platform builds a multi-GPU system from a Config (engine, GPUs,
+// GMMUs, the UVM driver, NVLink and PCIe), runs a workload on it, and
+// collects the result.
+package platform
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/gmmu"
+	"github.com/mgpu-sim/mgpu/gpu"
+	"github.com/mgpu-sim/mgpu/interconnect"
+	"github.com/mgpu-sim/mgpu/objtable"
+	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/stats"
+	"github.com/mgpu-sim/mgpu/units"
+	"github.com/mgpu-sim/mgpu/uvm"
+)
+
+// Options name a run: what to run, under which policy, on which config.
+type Options struct {
+	Workload   string
+	Policy     string
+	Seed       uint64
+	Scale      float64
+	Size       string
+	Iterations int
+	Config     Config
+	// Observer, if set, sees every page access (the characteriser).
+	Observer gpu.AccessObserver
+}
+
+// System is a built, runnable platform.
+type System struct {
+	opts     Options
+	engine   sim.Engine
+	alloc    *objtable.Allocator
+	gpus     []*gpu.Comp
+	gmmus    []*gmmu.Comp
+	driver   *uvm.Driver
+	pcie     *interconnect.FullyConnected
+	nvlink   trafficCounter
+	runner   *runner
+	check    *uvm.Checker
+	counters []stats.Counters
+	stalls   []stats.Stalls
+}
+
+type trafficCounter interface {
+	sim.Connection
+	Traffic() []interconnect.Traffic
+	BytesFrom(sim.Port) uint64
+}
+
+// localView lets the checker read every GMMU's page table.
+type localView []*gmmu.Comp
+
+func (l localView) Mapping(g int, page uint64) (uvm.MapKind, int) { return l[g].Mapping(page) }
+
+// observers fans one access out to several observers.
+type observers []gpu.AccessObserver
+
+func (o observers) Access(g int, page uint64, write bool, target int) {
+	for _, x := range o {
+		x.Access(g, page, write, target)
+	}
+}
+
+// Build validates the options and builds the system.
+func Build(o Options) (*System, error) {
+	c := o.Config
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Scale == 0 {
+		o.Scale = 1
+	}
+	if o.Size == "" {
+		o.Size = "auto"
+	}
+	w, err := benchmarks.New(o.Workload)
+	if err != nil {
+		return nil, err
+	}
+	policy, err := pagepolicy.New(o.Policy, c.Policy)
+	if err != nil {
+		return nil, err
+	}
+	pageSize := uint64(c.PageSize)
+	alloc, err := objtable.NewAllocator(objtable.Tagging{IDBits: 4, ConfigBit: 1}, max(pageSize, 2<<20))
+	if err != nil {
+		return nil, err
+	}
+	kernels, err := w.Setup(alloc, benchmarks.Params{GPUs: c.GPUs, Scale: o.Scale, Size: o.Size, Iterations: o.Iterations, Seed: o.Seed})
+	if err != nil {
+		return nil, fmt.Errorf("workload %s: %w", o.Workload, err)
+	}
+	if fp, capacity := alloc.Footprint(), uint64(c.GPU.Memory)*uint64(c.GPUs); fp > capacity {
+		return nil, fmt.Errorf("footprint %v of %s exceeds the total GPU memory %v (%d GPUs x %v); oversubscription is not supported yet: lower --scale or raise gpu.memory",
+			units.Bytes(fp), o.Workload, units.Bytes(capacity), c.GPUs, c.GPU.Memory)
+	}
+	s := &System{opts: o, engine: sim.NewSerialEngine(), alloc: alloc}
+	if err := s.build(policy, kernels); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *System) build(policy pagepolicy.Policy, kernels []benchmarks.Kernel) error {
+	c := s.opts.Config
+	n := c.GPUs
+	pageSize := uint64(c.PageSize)
+	pages := s.alloc.End() / pageSize
+	s.counters = make([]stats.Counters, n)
+	s.stalls = make([]stats.Stalls, n)
+	cptr := make([]*stats.Counters, n)
+	for i := range cptr {
+		cptr[i] = &s.counters[i]
+	}
+	tag := s.alloc.Tagging()
+	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithConfig(c.UVM).WithPolicy(policy).
+		WithPages(pageSize, pages).WithCounters(cptr).
+		WithObjectLookup(func(ptr uint64) int {
+			if _, id, ok := tag.Decode(ptr); ok {
+				return id
+			}
+			return -1
+		}).Build("Driver")
+	if err != nil {
+		return err
+	}
+	s.driver = driver
+	lb := interconnect.MakeBuilder().WithEngine(s.engine).WithHeaderBytes(c.Link.HeaderBytes)
+	if s.pcie, err = lb.WithBandwidthGBps(c.Link.PCIeGBps).WithLatencyNs(c.Link.PCIeLatencyNs).BuildFullyConnected("PCIe"); err != nil {
+		return err
+	}
+	nv := lb.WithBandwidthGBps(c.Link.NVLinkGBps).WithLatencyNs(c.Link.NVLinkLatencyNs)
+	if c.Topology == "switch" {
+		s.nvlink, err = nv.WithSwitchLatencyNs(c.Link.SwitchLatencyNs).BuildSwitch("NVSwitch")
+	} else {
+		s.nvlink, err = nv.BuildFullyConnected("NVLink")
+	}
+	if err != nil {
+		return err
+	}
+	s.pcie.PlugIn(driver.Port(), 1)
+	peers := make([]sim.Port, n)
+	for i := 0; i < n; i++ {
+		m, err := gmmu.MakeBuilder().WithEngine(s.engine).WithConfig(c.GMMU).WithGPUID(i).
+			WithPages(pageSize, pages).WithFaultBatch(c.UVM.FaultBatch).WithFreqMHz(c.GPU.FreqMHz).
+			WithCounters(cptr[i]).Build(fmt.Sprintf("GPU[%d].GMMU", i))
+		if err != nil {
+			return err
+		}
+		g, err := gpu.MakeBuilder().WithEngine(s.engine).WithConfig(c.GPU).WithID(i, n).
+			WithPages(pageSize, pages).WithStats(cptr[i], &s.stalls[i]).WithCheck(c.Check).
+			Build(fmt.Sprintf("GPU[%d]", i))
+		if err != nil {
+			return err
+		}
+		m.SetDriver(driver.Port())
+		m.SetGPU(g)
+		g.SetMMU(m)
+		driver.ConnectGPU(i, m.Port())
+		s.pcie.PlugIn(m.Port(), 1)
+		s.nvlink.PlugIn(g.Port(), 1)
+		peers[i] = g.Port()
+		s.gpus = append(s.gpus, g)
+		s.gmmus = append(s.gmmus, m)
+	}
+	s.runner = &runner{engine: s.engine, kernels: kernels, scheme: c.Distribution, gpus: s.gpus,
+		driver: driver, launch: sim.VTimeInSec(c.KernelLaunchNs * 1e-9)}
+	var obs observers
+	if c.Check {
+		s.check = uvm.NewChecker(policy.Name(), n, pages, driver.Table(), localView(s.gmmus))
+		driver.SetChecker(s.check)
+		obs = append(obs, s.check)
+	}
+	if s.opts.Observer != nil {
+		obs = append(obs, s.opts.Observer)
+	}
+	for _, g := range s.gpus {
+		g.SetPeers(peers)
+		g.SetWorkSource(s.runner)
+		if len(obs) > 0 {
+			g.SetObserver(obs)
+		}
+	}
+	if c.Placement == "spread" {
+		s.spread()
+	}
+	return nil
+}
+
+// spread places each object's pages in n contiguous, equal slices, one per
+// GPU (OASIS Fig. 21's "pages initially spread").
+func (s *System) spread() {
+	n := uint64(s.opts.Config.GPUs)
+	ps := uint64(s.opts.Config.PageSize)
+	for _, o := range s.alloc.Objects() {
+		first, count := o.FirstPage(ps), o.Pages(ps)
+		for i := uint64(0); i < count; i++ {
+			g := int(i * n / count)
+			s.driver.Table().Place(first+i, g)
+			s.gmmus[g].Place(first+i, gmmu.PTE{Kind: uvm.LocalRW, Owner: int8(g)})
+		}
+	}
+}
+
+// Run simulates the workload to completion.
+func (s *System) Run() (res *Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			var ce *uvm.CoherenceError
+			if e, ok := r.(error); ok && errors.As(e, &ce) {
+				err = ce
+				return
+			}
+			panic(r)
+		}
+	}()
+	start := time.Now()
+	s.runner.scheduleNext(0)
+	if err := s.engine.Run(); err != nil {
+		return nil, err
+	}
+	if !s.runner.finished() {
+		return nil, fmt.Errorf("simulation stalled at %.0f ns in kernel %d of %d with %d workgroups unfinished: a wavefront waits on an event that never comes",
+			float64(s.engine.CurrentTime())*1e9, s.runner.idx, len(s.runner.kernels), s.runner.left)
+	}
+	if s.check != nil {
+		if err := s.check.Final(); err != nil {
+			return nil, err
+		}
+	}
+	res = s.result()
+	res.wall = time.Since(start)
+	return res, nil
+}
+
+// Run builds and runs in one call.
+func Run(o Options) (*Result, error) {
+	s, err := Build(o)
+	if err != nil {
+		return nil, err
+	}
+	return s.Run()
+}

@@ -1,0 +1,154 @@
+package platform
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/mgpu-sim/mgpu/units"
+)
+
+// positiveCounts are the integer keys for which zero would mean "no such
+// hardware" (a cache with no ways, a batch of no faults) and would divide by
+// zero or stall a run. Keys are checked against the struct by the tests.
+var positiveCounts = []struct {
+	key string
+	get func(*Config) int
+}{
+	{"gpu.cus", func(c *Config) int { return c.GPU.CUs }},
+	{"gpu.wavefronts_per_cu", func(c *Config) int { return c.GPU.WavefrontsPerCU }},
+	{"gpu.l1tlb_entries", func(c *Config) int { return c.GPU.L1TLBEntries }},
+	{"gpu.l1tlb_ways", func(c *Config) int { return c.GPU.L1TLBWays }},
+	{"gpu.l2tlb_entries", func(c *Config) int { return c.GPU.L2TLBEntries }},
+	{"gpu.l2tlb_ways", func(c *Config) int { return c.GPU.L2TLBWays }},
+	{"gpu.l1v_ways", func(c *Config) int { return c.GPU.L1VWays }},
+	{"gpu.l2_ways", func(c *Config) int { return c.GPU.L2Ways }},
+	{"gmmu.walkers", func(c *Config) int { return c.GMMU.Walkers }},
+	{"gmmu.levels", func(c *Config) int { return c.GMMU.Levels }},
+	{"gmmu.pwc_entries", func(c *Config) int { return c.GMMU.PWCEntries }},
+	{"gmmu.pwc_ways", func(c *Config) int { return c.GMMU.PWCWays }},
+	{"uvm.fault_batch", func(c *Config) int { return c.UVM.FaultBatch }},
+	{"policy.ac_threshold", func(c *Config) int { return c.Policy.ACThreshold }},
+}
+
+// Validate reports every value the simulator cannot run with, joined with
+// errors.Join, each as "<key> = <value>: <what is valid>". It is separate
+// from LoadConfig and Set so the final combination (file plus --set flags)
+// is what gets checked.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(key string, val any, format string, args ...any) {
+		if s, ok := val.(string); ok {
+			val = fmt.Sprintf("%q", s)
+		}
+		errs = append(errs, fmt.Errorf("%s = %v: %s", key, val, fmt.Sprintf(format, args...)))
+	}
+
+	// Generic rules by key suffix, so a latency or bandwidth field added
+	// later is checked without editing this function.
+	for _, l := range leaves(reflect.ValueOf(&c).Elem(), "", nil) {
+		var x float64
+		switch l.v.Kind() {
+		case reflect.Float32, reflect.Float64:
+			x = l.v.Float()
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				bad(l.key, l.v.Interface(), "must be a finite number")
+				continue
+			}
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			x = float64(l.v.Int())
+		default:
+			continue // unsigned values (sizes) cannot be negative
+		}
+		switch {
+		case hasAnySuffix(l.key, "_cycles", "_ns", "_bytes"):
+			if x < 0 {
+				bad(l.key, l.v.Interface(), "must be >= 0")
+			}
+		case strings.HasSuffix(l.key, "_gbps"):
+			if x <= 0 {
+				bad(l.key, l.v.Interface(), "must be a bandwidth > 0 GB/s")
+			}
+		}
+	}
+
+	if c.GPUs < 1 || c.GPUs > 64 {
+		bad("gpus", c.GPUs, "must be between 1 and 64")
+	}
+	lineOK := c.GPU.LineSize.IsPowerOfTwo()
+	if !lineOK {
+		bad("gpu.line_size", c.GPU.LineSize, "must be a power of two (e.g. 64B)")
+	}
+	switch {
+	case !c.PageSize.IsPowerOfTwo():
+		bad("page_size", c.PageSize, "must be a power of two (e.g. 4KB or 2MB)")
+	case lineOK && c.PageSize < c.GPU.LineSize:
+		bad("page_size", c.PageSize, "must be >= gpu.line_size (%v)", c.GPU.LineSize)
+	case c.PageSize > units.GB:
+		bad("page_size", c.PageSize, "must be <= 1GB")
+	}
+	oneOf(&errs, "placement", c.Placement, "host", "spread")
+	oneOf(&errs, "distribution", c.Distribution, "greedy", "contiguous", "round-robin")
+	oneOf(&errs, "topology", c.Topology, "full", "switch")
+
+	for _, p := range positiveCounts {
+		if v := p.get(&c); v < 1 {
+			bad(p.key, v, "must be >= 1")
+		}
+	}
+	if f := c.GPU.FreqMHz; !math.IsNaN(f) && !math.IsInf(f, 0) && f <= 0 {
+		bad("gpu.freq_mhz", f, "must be > 0")
+	}
+	if c.GPU.Memory == 0 {
+		bad("gpu.memory", c.GPU.Memory, "must be > 0")
+	}
+
+	// Set-associative geometry: a cache holds a whole number of sets of
+	// ways x line_size bytes, and a TLB a whole number of sets of ways.
+	cacheSize := func(sizeKey string, size units.Bytes, waysKey string, ways int) {
+		if !lineOK || ways < 1 {
+			return // already reported; the set size is meaningless
+		}
+		set := c.GPU.LineSize * units.Bytes(ways)
+		if size == 0 || size%set != 0 {
+			bad(sizeKey, size, "must be a positive multiple of gpu.line_size x %s (%d bytes)", waysKey, uint64(set))
+		}
+	}
+	cacheSize("gpu.l1v_size", c.GPU.L1VSize, "gpu.l1v_ways", c.GPU.L1VWays)
+	cacheSize("gpu.l2_size", c.GPU.L2Size, "gpu.l2_ways", c.GPU.L2Ways)
+	entries := func(key string, n int, waysKey string, ways int) {
+		if n >= 1 && ways >= 1 && n%ways != 0 {
+			bad(key, n, "must be a multiple of %s (%d)", waysKey, ways)
+		}
+	}
+	entries("gpu.l1tlb_entries", c.GPU.L1TLBEntries, "gpu.l1tlb_ways", c.GPU.L1TLBWays)
+	entries("gpu.l2tlb_entries", c.GPU.L2TLBEntries, "gpu.l2tlb_ways", c.GPU.L2TLBWays)
+	entries("gmmu.pwc_entries", c.GMMU.PWCEntries, "gmmu.pwc_ways", c.GMMU.PWCWays)
+
+	// Access counters track 64KB groups (GRIT) up to the driver's 2MB
+	// regions; the group must be a power of two to be found by masking.
+	if g := c.Policy.ACGroup; !g.IsPowerOfTwo() || g < 64*units.KB || g > 2*units.MB {
+		bad("policy.ac_group", g, "must be a power of two from 64KB to 2MB")
+	}
+
+	return errors.Join(errs...)
+}
+
+func oneOf(errs *[]error, key, val string, valid ...string) {
+	if slices.Contains(valid, val) {
+		return
+	}
+	*errs = append(*errs, fmt.Errorf("%s = %q: must be one of %s", key, val, strings.Join(valid, ", ")))
+}
+
+func hasAnySuffix(s string, suffixes ...string) bool {
+	for _, suf := range suffixes {
+		if strings.HasSuffix(s, suf) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,63 @@
+package uvm
+
+import (
+	"fmt"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/stats"
+)
+
+// Builder makes a Driver, after Akita's builder style.
+type Builder struct {
+	engine   sim.Engine
+	cfg      Config
+	policy   pagepolicy.Policy
+	pageSize uint64
+	pages    uint64
+	objectOf func(uint64) int
+	counters []*stats.Counters
+}
+
+// MakeBuilder returns a builder with the default driver config.
+func MakeBuilder() Builder {
+	return Builder{cfg: DefaultConfig(), objectOf: func(uint64) int { return -1 }}
+}
+
+// WithEngine sets the engine.
+func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
+
+// WithConfig sets the driver parameters.
+func (b Builder) WithConfig(c Config) Builder { b.cfg = c; return b }
+
+// WithPolicy sets the page policy.
+func (b Builder) WithPolicy(p pagepolicy.Policy) Builder { b.policy = p; return b }
+
+// WithPages sets the page size and the number of pages in the managed space.
+func (b Builder) WithPages(pageSize, pages uint64) Builder {
+	b.pageSize, b.pages = pageSize, pages
+	return b
+}
+
+// WithObjectLookup sets how a faulting pointer maps to an object ID.
+func (b Builder) WithObjectLookup(f func(ptr uint64) int) Builder { b.objectOf = f; return b }
+
+// WithCounters gives the per-GPU counters the driver increments.
+func (b Builder) WithCounters(c []*stats.Counters) Builder { b.counters = c; return b }
+
+// Build makes the driver named name (e.g. "Driver").
+func (b Builder) Build(name string) (*Driver, error) {
+	if b.engine == nil || b.policy == nil || b.pageSize == 0 || len(b.counters) == 0 {
+		return nil, fmt.Errorf("uvm.Builder: engine, policy, pages and counters are required")
+	}
+	d := &Driver{
+		ComponentBase: sim.NewComponentBase(name),
+		engine:        b.engine, cfg: b.cfg, policy: b.policy,
+		pageSize: b.pageSize, table: NewPageTable(b.pages),
+		objectOf: b.objectOf, counters: b.counters,
+	}
+	d.port = sim.NewLimitNumMsgPort(d, 1<<16, name+".PCIe")
+	d.AddPort("PCIe", d.port)
+	return d, nil
+}

@@ -1,0 +1,247 @@
+// Package uvm is the host side of unified memory: the centralized page
+// table, the planning of how a fault is resolved (pure), and the Driver
+// component that services fault batches by sending invalidations, page
+// transfers and PTE updates over the links.
+package uvm
+
+import (
+	"math/bits"
+
+	"github.com/mgpu-sim/mgpu/pagepolicy"
+)
+
+// Host is the residency of a page in CPU memory.
+const Host = pagepolicy.Host
+
+// PageTable is the centralized page table: every page's residency, its
+// replicas and remote mappings, and its two PTE policy bits. It is indexed
+// by page number.
+type PageTable struct {
+	owner    []int8
+	copies   []uint64
+	remote   []uint64
+	writable []bool
+	bits     []pagepolicy.Bits
+}
+
+// NewPageTable makes a table of n pages, all resident on the host.
+func NewPageTable(n uint64) *PageTable {
+	t := &PageTable{
+		owner: make([]int8, n), copies: make([]uint64, n), remote: make([]uint64, n),
+		writable: make([]bool, n), bits: make([]pagepolicy.Bits, n),
+	}
+	for i := range t.owner {
+		t.owner[i] = Host
+	}
+	return t
+}
+
+// Len is the number of pages.
+func (t *PageTable) Len() uint64 { return uint64(len(t.owner)) }
+
+// Page returns the policy's view of a page.
+func (t *PageTable) Page(p uint64) pagepolicy.Page {
+	return pagepolicy.Page{Owner: int(t.owner[p]), Copies: t.copies[p], Remote: t.remote[p], Bits: t.bits[p]}
+}
+
+// Writable reports whether the owner's copy is mapped read-write.
+func (t *PageTable) Writable(p uint64) bool { return t.writable[p] }
+
+// Place makes g the exclusive, writable owner of p without any transfer:
+// the initial "spread" placement.
+func (t *PageTable) Place(p uint64, g int) {
+	t.owner[p], t.copies[p], t.remote[p], t.writable[p] = int8(g), 1<<uint(g), 0, true
+}
+
+// SetBits records the policy bits of a page.
+func (t *PageTable) SetBits(p uint64, b pagepolicy.Bits) { t.bits[p] = b }
+
+// MapKind is how a GPU's local PTE maps a page.
+type MapKind uint8
+
+// Mapping kinds of a local PTE.
+const (
+	Unmapped MapKind = iota
+	LocalRO
+	LocalRW
+	RemoteRO
+	RemoteRW
+)
+
+// Readable and Writable say what an access may do through the mapping.
+func (k MapKind) Readable() bool { return k != Unmapped }
+
+// Writable reports whether a store may go through the mapping.
+func (k MapKind) Writable() bool { return k == LocalRW || k == RemoteRW }
+
+// Remote reports a mapping to another GPU's memory.
+func (k MapKind) Remote() bool { return k == RemoteRO || k == RemoteRW }
+
+// Inval is one page to shoot down on one GPU. Downgrade keeps the data
+// (the copy becomes read-only); otherwise the mapping and the cached lines
+// go.
+type Inval struct {
+	GPU       int
+	Page      uint64
+	Downgrade bool
+}
+
+// Transfer is one page copy. From or To may be Host.
+type Transfer struct {
+	From, To int
+	Page     uint64
+	// Replica marks a duplication's copy, counted as a duplication rather
+	// than a migration.
+	Replica bool
+}
+
+// Mapping is a PTE to install on a GPU.
+type Mapping struct {
+	GPU   int
+	Page  uint64
+	Kind  MapKind
+	Owner int // the GPU whose memory a remote mapping points at
+	Bits  pagepolicy.Bits
+}
+
+// Plan is what resolving one fault takes: shootdowns first, then copies,
+// then PTE installs.
+type Plan struct {
+	Action pagepolicy.Action
+	Inval  []Inval
+	Copy   []Transfer
+	Map    []Mapping
+}
+
+// Adequate reports whether GPU g's current central mapping already serves
+// the access, so the fault raced with an earlier resolution and needs only
+// a re-sent PTE.
+func (t *PageTable) Adequate(g int, p uint64, write bool) (Mapping, bool) {
+	bit := uint64(1) << uint(g)
+	m := Mapping{GPU: g, Page: p, Owner: int(t.owner[p]), Bits: t.bits[p]}
+	switch {
+	case t.copies[p]&bit != 0:
+		m.Kind = LocalRO
+		if t.writable[p] {
+			m.Kind = LocalRW
+		}
+	case t.remote[p]&bit != 0:
+		m.Kind = RemoteRO
+		if t.writable[p] {
+			m.Kind = RemoteRW
+		}
+	default:
+		return m, false
+	}
+	return m, !write || m.Kind.Writable()
+}
+
+// Resolve plans decision d for a fault by g on p and applies it to the
+// table. It appends to plan's slices so a caller can reuse them.
+func (t *PageTable) Resolve(g int, p uint64, write bool, d pagepolicy.Decision, plan *Plan) {
+	plan.Action = d.Action
+	t.bits[p] = d.Bits
+	owner := int(t.owner[p])
+	switch {
+	case d.Action == pagepolicy.MapRemote && owner == Host:
+		// Host memory is never mapped remotely: first touch migrates,
+		// as the UVM driver does.
+		plan.Action = pagepolicy.Migrate
+		t.migrate(g, p, plan)
+	case d.Action == pagepolicy.Migrate:
+		t.migrate(g, p, plan)
+	case d.Action == pagepolicy.Collapse:
+		t.collapse(g, p, plan)
+	case d.Action == pagepolicy.Duplicate && !write:
+		t.duplicate(g, p, plan)
+	case d.Action == pagepolicy.Duplicate:
+		// A write cannot be served by a read-only replica.
+		plan.Action = pagepolicy.Collapse
+		t.collapse(g, p, plan)
+	default:
+		t.mapRemote(g, p, write, plan)
+	}
+}
+
+// others lists the GPUs other than g that hold or map p, to be shot down.
+func (t *PageTable) dropOthers(g int, p uint64, plan *Plan) {
+	m := (t.copies[p] | t.remote[p]) &^ (1 << uint(g))
+	for m != 0 {
+		h := bits.TrailingZeros64(m)
+		m &^= 1 << uint(h)
+		plan.Inval = append(plan.Inval, Inval{GPU: h, Page: p})
+	}
+}
+
+// source picks where a new copy comes from: the owner (every GPU copy is
+// equally near on a fully connected NVLink), or the host.
+func (t *PageTable) source(p uint64) int { return int(t.owner[p]) }
+
+func (t *PageTable) migrate(g int, p uint64, plan *Plan) {
+	t.dropOthers(g, p, plan)
+	if t.copies[p]&(1<<uint(g)) == 0 {
+		plan.Copy = append(plan.Copy, Transfer{From: t.source(p), To: g, Page: p})
+	}
+	t.owner[p], t.copies[p], t.remote[p], t.writable[p] = int8(g), 1<<uint(g), 0, true
+	plan.Map = append(plan.Map, Mapping{GPU: g, Page: p, Kind: LocalRW, Owner: g, Bits: t.bits[p]})
+}
+
+func (t *PageTable) collapse(g int, p uint64, plan *Plan) {
+	// Same bookkeeping as a migration: the writer ends as the only copy.
+	t.migrate(g, p, plan)
+}
+
+func (t *PageTable) duplicate(g int, p uint64, plan *Plan) {
+	owner := int(t.owner[p])
+	if owner == Host {
+		plan.Copy = append(plan.Copy, Transfer{From: Host, To: g, Page: p})
+		t.owner[p], t.copies[p], t.writable[p] = int8(g), 1<<uint(g), false
+		plan.Map = append(plan.Map, Mapping{GPU: g, Page: p, Kind: LocalRO, Owner: g, Bits: t.bits[p]})
+		return
+	}
+	// Remote mappings may write; they cannot coexist with replicas.
+	for m := t.remote[p] &^ (1 << uint(g)); m != 0; {
+		h := bits.TrailingZeros64(m)
+		m &^= 1 << uint(h)
+		plan.Inval = append(plan.Inval, Inval{GPU: h, Page: p})
+	}
+	if t.writable[p] {
+		plan.Inval = append(plan.Inval, Inval{GPU: owner, Page: p, Downgrade: true})
+	}
+	plan.Copy = append(plan.Copy, Transfer{From: owner, To: g, Page: p, Replica: true})
+	t.copies[p] |= 1 << uint(g)
+	t.remote[p] = 0
+	t.writable[p] = false
+	plan.Map = append(plan.Map, Mapping{GPU: g, Page: p, Kind: LocalRO, Owner: g, Bits: t.bits[p]})
+}
+
+func (t *PageTable) mapRemote(g int, p uint64, write bool, plan *Plan) {
+	owner := int(t.owner[p])
+	if t.copies[p]&(1<<uint(g)) != 0 {
+		// g already holds a replica: a write collapses onto it.
+		t.collapse(g, p, plan)
+		plan.Action = pagepolicy.Collapse
+		return
+	}
+	if write && !t.writable[p] {
+		// Collapse the replicas onto the owner, which becomes writable.
+		for m := t.copies[p] &^ (1 << uint(owner)); m != 0; {
+			h := bits.TrailingZeros64(m)
+			m &^= 1 << uint(h)
+			plan.Inval = append(plan.Inval, Inval{GPU: h, Page: p})
+		}
+		for m := t.remote[p]; m != 0; {
+			h := bits.TrailingZeros64(m)
+			m &^= 1 << uint(h)
+			plan.Inval = append(plan.Inval, Inval{GPU: h, Page: p})
+		}
+		t.copies[p], t.remote[p], t.writable[p] = 1<<uint(owner), 0, true
+		plan.Map = append(plan.Map, Mapping{GPU: owner, Page: p, Kind: LocalRW, Owner: owner, Bits: t.bits[p]})
+	}
+	t.remote[p] |= 1 << uint(g)
+	kind := RemoteRO
+	if t.writable[p] {
+		kind = RemoteRW
+	}
+	plan.Map = append(plan.Map, Mapping{GPU: g, Page: p, Kind: kind, Owner: owner, Bits: t.bits[p]})
+}
