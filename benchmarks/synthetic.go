@@ -11,9 +11,8 @@ import (
 //
 // They key on the gpu argument of Kernel.Wavefront, the way a per-device
 // CUDA program uses its device ID, so which GPU touches which page does not
-// depend on the distribution scheme, only on which GPUs run at least one
-// workgroup. (Under greedy with the default 64 CUs x 40 slots GPU 0 takes
-// every workgroup of these small kernels, so only GPU 0 touches anything.)
+// depend on the distribution scheme. Their kernels are PerDevice: every GPU
+// runs an equal share of the workgroups whatever the scheme.
 // gpu is taken modulo Params.GPUs.
 //
 // Common rules, with N = Params.GPUs:
@@ -149,6 +148,7 @@ func synthKernel(name string, s synthSize, args []int, plan func(gpu int) (pass,
 		Args:                   args,
 		Workgroups:             SyntheticWorkgroupsPerGPU * s.gpus,
 		WavefrontsPerWorkgroup: syntheticWaves,
+		PerDevice:              true,
 		Wavefront: func(wg, wf, gpu int) Stream {
 			a, b, n := plan(gpu % s.gpus)
 			return &sweep{passes: [2]pass{a, b}, np: n, wf: wf, b: wf,

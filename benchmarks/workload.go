@@ -71,6 +71,11 @@ type Kernel struct {
 	// a per-device CUDA program uses its device ID.
 	Wavefront func(wg, wf, gpu int) Stream
 	Barrier   bool
+	// PerDevice marks a kernel launched once per GPU, as a multi-GPU CUDA
+	// program does after cudaSetDevice: each GPU runs an equal contiguous
+	// share of the workgroups whatever the distribution scheme, since
+	// the kernel's work is keyed on the device ID.
+	PerDevice bool
 }
 
 // Params carry the run-level knobs a workload sizes itself from.

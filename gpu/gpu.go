@@ -62,7 +62,6 @@ type Comp struct {
 	counters *stats.Counters
 	stalls   *stats.Stalls
 	check    bool
-	header   int
 
 	cycle              sim.VTimeInSec
 	pageShift          uint

@@ -83,7 +83,11 @@ func (r *runner) Handle(e sim.Event) error {
 		r.scheduleNext(now)
 		return nil
 	}
-	d, err := benchmarks.NewDispatcher(r.scheme, k.Workgroups, len(r.gpus))
+	scheme := r.scheme
+	if k.PerDevice {
+		scheme = benchmarks.SchemeContiguous
+	}
+	d, err := benchmarks.NewDispatcher(scheme, k.Workgroups, len(r.gpus))
 	if err != nil {
 		return err
 	}

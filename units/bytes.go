@@ -74,3 +74,14 @@ func (b Bytes) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
 
 // IsPowerOfTwo reports whether b is a positive power of two.
 func (b Bytes) IsPowerOfTwo() bool { return b != 0 && b&(b-1) == 0 }
+
+// Human prints a size for people: two decimals in the largest unit that
+// fits ("63.99MB"). Unlike String it does not round-trip.
+func (b Bytes) Human() string {
+	for _, suf := range suffixes[:4] {
+		if b >= suf.v {
+			return strconv.FormatFloat(float64(b)/float64(suf.v), 'f', 2, 64) + suf.s
+		}
+	}
+	return strconv.FormatUint(uint64(b), 10) + "B"
+}

@@ -165,13 +165,13 @@ func writeFile(path string, write func(io.Writer) error) error {
 
 func printSummary(w io.Writer, r *platform.Result) {
 	t := r.Totals
-	fmt.Fprintf(w, "%s on %d GPUs, policy %s, footprint %v, seed %d\n", r.Workload, r.GPUs, r.Policy, units.Bytes(r.Footprint), r.Seed)
+	fmt.Fprintf(w, "%s on %d GPUs, policy %s, footprint %v, seed %d\n", r.Workload, r.GPUs, r.Policy, r.Footprint.Human(), r.Seed)
 	fmt.Fprintf(w, "  simulated time   %.3f ms   (wall %.2f s)\n", r.SimTimeNs/1e6, r.Wall().Seconds())
 	fmt.Fprintf(w, "  mem instructions %d   (%.2f M/s simulated per wall second)\n", t.MemInstructions, float64(t.MemInstructions)/r.Wall().Seconds()/1e6)
 	fmt.Fprintf(w, "  page faults      %d   protection faults %d   batches %d\n", t.PageFaults, t.ProtectionFaults, t.FaultBatches)
 	fmt.Fprintf(w, "  migrations       h2d %d   d2d %d   d2h %d\n", t.MigrationsH2D, t.MigrationsD2D, t.MigrationsD2H)
 	fmt.Fprintf(w, "  duplications %d   collapses %d   remote lines %d   invalidations %d\n", t.Duplications, t.Collapses, t.RemoteLines, t.Invalidations)
-	fmt.Fprintf(w, "  bytes            NVLink %v   PCIe %v\n", units.Bytes(t.BytesNVLink), units.Bytes(t.BytesPCIe))
+	fmt.Fprintf(w, "  bytes            NVLink %v   PCIe %v\n", units.Bytes(t.BytesNVLink).Human(), units.Bytes(t.BytesPCIe).Human())
 	s := r.Stalls
 	fmt.Fprintf(w, "  stalls (ms)      walk %.3f  host %.3f  migration %.3f  remote %.3f  dup %.3f  collapse %.3f\n",
 		s.LocalWalk/1e6, s.HostFault/1e6, s.Migration/1e6, s.RemoteAccess/1e6, s.Duplication/1e6, s.WriteCollapse/1e6)

@@ -1,0 +1,31 @@
+# mgpu: two commands on a fresh machine: `make run` and `make test`.
+GO ?= go
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+BIN := bin/mgpu
+
+.PHONY: run test bench lint build clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/mgpu
+
+# The default simulation: mm (OASIS Table II size) on 4 GPUs.
+run: build
+	$(BIN) run --workload mm --gpus 4 --policy on-touch --out results/run.json
+
+test:
+	$(GO) test ./...
+
+# Go benchmarks, then the wall time of the paper runs at Table II size.
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./platform/ ./cache/ ./interconnect/ ./benchmarks/
+	@for w in mt mm; do \
+		/usr/bin/env time -f "$$w: wall %e s, peak RSS %M KB" $(BIN) run --workload $$w --gpus 4 --policy on-touch | grep -E "on 4 GPUs|mem instructions"; \
+	done
+
+lint:
+	@test -z "$$(gofmt -l .)" || (echo "gofmt would change:"; gofmt -l .; exit 1)
+	$(GO) vet ./...
+	$(STATICCHECK) ./...
+
+clean:
+	rm -rf bin results

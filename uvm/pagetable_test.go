@@ -1,0 +1,152 @@
+package uvm
+
+import (
+	"testing"
+
+	"github.com/mgpu-sim/mgpu/pagepolicy"
+)
+
+func resolve(t *PageTable, g int, p uint64, write bool, a pagepolicy.Action) Plan {
+	var plan Plan
+	t.Resolve(g, p, write, pagepolicy.Decision{Action: a}, &plan)
+	return plan
+}
+
+// invariants that every resolution must keep.
+func checkPage(tb testing.TB, t *PageTable, p uint64) {
+	tb.Helper()
+	pg := t.Page(p)
+	if pg.Owner == Host {
+		if pg.Copies != 0 || pg.Remote != 0 {
+			tb.Fatalf("host page with GPU copies %b / remote %b", pg.Copies, pg.Remote)
+		}
+		return
+	}
+	if pg.Copies&(1<<uint(pg.Owner)) == 0 {
+		tb.Fatalf("owner %d holds no copy (copies %b)", pg.Owner, pg.Copies)
+	}
+	if t.Writable(p) && pg.Copies != 1<<uint(pg.Owner) {
+		tb.Fatalf("writable page with replicas %b", pg.Copies)
+	}
+	if pg.Copies&pg.Remote != 0 {
+		tb.Fatalf("a GPU both holds and remotely maps the page")
+	}
+}
+
+func TestResolvePlans(t *testing.T) {
+	type step struct {
+		gpu    int
+		write  bool
+		action pagepolicy.Action
+		// expectations
+		inval, copies int
+		from          int
+		kind          MapKind
+	}
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"first touch migrates from host", []step{
+			{0, false, pagepolicy.Migrate, 0, 1, Host, LocalRW},
+		}},
+		{"on-touch ping-pong invalidates the old owner", []step{
+			{0, true, pagepolicy.Migrate, 0, 1, Host, LocalRW},
+			{1, true, pagepolicy.Migrate, 1, 1, 0, LocalRW},
+			{0, false, pagepolicy.Migrate, 1, 1, 1, LocalRW},
+		}},
+		{"duplication downgrades the owner and copies", []step{
+			{0, true, pagepolicy.Migrate, 0, 1, Host, LocalRW},
+			{1, false, pagepolicy.Duplicate, 1, 1, 0, LocalRO},
+			{2, false, pagepolicy.Duplicate, 0, 1, 0, LocalRO},
+		}},
+		{"collapse drops every other replica, no copy for a holder", []step{
+			{0, true, pagepolicy.Migrate, 0, 1, Host, LocalRW},
+			{1, false, pagepolicy.Duplicate, 1, 1, 0, LocalRO},
+			{2, false, pagepolicy.Duplicate, 0, 1, 0, LocalRO},
+			{1, true, pagepolicy.Collapse, 2, 0, 0, LocalRW},
+		}},
+		{"remote mapping moves no data", []step{
+			{0, true, pagepolicy.Migrate, 0, 1, Host, LocalRW},
+			{1, true, pagepolicy.MapRemote, 0, 0, 0, RemoteRW},
+			{2, false, pagepolicy.MapRemote, 0, 0, 0, RemoteRW},
+		}},
+		{"remote mapping of a host page migrates instead", []step{
+			{3, false, pagepolicy.MapRemote, 0, 1, Host, LocalRW},
+		}},
+		{"a write cannot duplicate: it collapses", []step{
+			{0, false, pagepolicy.Migrate, 0, 1, Host, LocalRW},
+			{1, true, pagepolicy.Duplicate, 1, 1, 0, LocalRW},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			pt := NewPageTable(4)
+			for i, s := range c.steps {
+				plan := resolve(pt, s.gpu, 2, s.write, s.action)
+				checkPage(t, pt, 2)
+				if len(plan.Inval) != s.inval || len(plan.Copy) != s.copies {
+					t.Fatalf("step %d: %d invalidations and %d copies, want %d and %d", i, len(plan.Inval), len(plan.Copy), s.inval, s.copies)
+				}
+				if s.copies > 0 && plan.Copy[0].From != s.from {
+					t.Fatalf("step %d: copy from %d, want %d", i, plan.Copy[0].From, s.from)
+				}
+				last := plan.Map[len(plan.Map)-1]
+				if last.GPU != s.gpu || last.Kind != s.kind {
+					t.Fatalf("step %d: maps GPU %d as %v, want GPU %d as %v", i, last.GPU, last.Kind, s.gpu, s.kind)
+				}
+				for _, iv := range plan.Inval {
+					if iv.GPU == s.gpu {
+						t.Fatalf("step %d: the faulting GPU shoots itself down", i)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestAdequateDetectsRacingFaults(t *testing.T) {
+	pt := NewPageTable(1)
+	if _, ok := pt.Adequate(0, 0, false); ok {
+		t.Fatal("host page is not adequately mapped on a GPU")
+	}
+	resolve(pt, 0, 0, false, pagepolicy.Duplicate)
+	if _, ok := pt.Adequate(0, 0, false); !ok {
+		t.Fatal("a read of a held replica needs no action")
+	}
+	if _, ok := pt.Adequate(0, 0, true); ok {
+		t.Fatal("a write to a read-only replica must not be treated as served")
+	}
+}
+
+type fakeLocal map[[2]uint64]MapKind
+
+func (f fakeLocal) Mapping(g int, p uint64) (MapKind, int) { return f[[2]uint64{uint64(g), p}], g }
+
+func TestCheckerCatchesStaleReadAndTwoWriters(t *testing.T) {
+	catch := func(f func()) (err *CoherenceError) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = r.(*CoherenceError)
+			}
+		}()
+		f()
+		return nil
+	}
+	pt := NewPageTable(1)
+	local := fakeLocal{}
+	c := NewChecker("test", 2, 1, pt, local)
+	c.Copied(Host, 0, 0)
+	c.Access(0, 0, true, 0) // GPU 0 writes: version 1 on GPU 0
+	if err := catch(func() { c.Access(1, 0, false, 1) }); err == nil {
+		t.Fatal("a read of a copy that missed the write went unnoticed")
+	}
+	c.Copied(0, 1, 0)
+	if err := catch(func() { c.Access(1, 0, false, 1) }); err != nil {
+		t.Fatalf("fresh copy flagged: %v", err)
+	}
+	local[[2]uint64{1, 0}] = LocalRW
+	if err := catch(func() { c.Access(0, 0, true, 0) }); err == nil || err.Page != 0 {
+		t.Fatal("a write while another GPU holds a writable copy went unnoticed")
+	}
+}
