@@ -181,6 +181,16 @@ func (m *Comp) flush(now sim.VTimeInSec) {
 	m.send(now, now, &uvm.FaultBatchMsg{GPU: m.id, Faults: batch}, 32*n)
 }
 
+// NotifyCounter tells the driver that an access counter reached its
+// threshold; pages are the group's pages to migrate here.
+func (m *Comp) NotifyCounter(now sim.VTimeInSec, pages []uint64) {
+	entries := make([]uvm.FaultEntry, len(pages))
+	for i, p := range pages {
+		entries[i] = uvm.FaultEntry{Page: p, RaisedAt: now}
+	}
+	m.send(now, now, &uvm.FaultBatchMsg{GPU: m.id, Faults: entries, Counter: true}, 32)
+}
+
 // NotifyRecv schedules a drain of the PCIe port.
 func (m *Comp) NotifyRecv(now sim.VTimeInSec, _ sim.Port) {
 	if !m.recvPending {

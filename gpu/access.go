@@ -5,6 +5,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/uvm"
 )
 
@@ -42,6 +43,9 @@ func (g *Comp) execute(wf *wavefront, t sim.VTimeInSec) {
 			}
 		}
 		pte := g.mmu.Entry(page)
+		if walked {
+			g.countMissBits(pte.Bits)
+		}
 		if !pte.Kind.Readable() || (write && !pte.Kind.Writable()) {
 			if g.check && !walked && !pte.Kind.Readable() {
 				panic(fmt.Sprintf("GPU %d: TLB hit on page %d whose PTE is invalid: a shootdown was missed", g.id, page))
@@ -90,15 +94,22 @@ func (g *Comp) accessPage(wf *wavefront, cu *computeUnit, i int, t sim.VTimeInSe
 	if g.observer != nil {
 		g.observer.Access(g.id, wf.pages[i], write, target)
 	}
+	remote := 0
 	for l := 0; l < wf.nLines; l++ {
 		if int(wf.linePage[l]) != i {
 			continue
 		}
 		if target != g.id {
-			g.remoteCount[target]++
+			remote++
 			continue
 		}
 		wf.localDone = max(wf.localDone, g.localLine(cu, wf.lines[l], write, t))
+	}
+	if remote > 0 {
+		g.remoteCount[target] += remote
+		if pages := g.ac.count(wf.pages[i], remote); pages != nil {
+			g.mmu.NotifyCounter(t, pages)
+		}
 	}
 }
 
@@ -204,4 +215,15 @@ func (g *Comp) chargeFault(wf *wavefront, now sim.VTimeInSec) {
 		g.stalls.HostFault += rest
 	}
 	wf.faultAt = 0
+}
+
+func (g *Comp) countMissBits(b pagepolicy.Bits) {
+	switch b {
+	case pagepolicy.AccessCounter:
+		g.counters.L2MissAccessCounter++
+	case pagepolicy.Duplication:
+		g.counters.L2MissDuplication++
+	default:
+		g.counters.L2MissOnTouch++
+	}
 }

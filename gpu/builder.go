@@ -20,10 +20,14 @@ type Builder struct {
 	counters *stats.Counters
 	stalls   *stats.Stalls
 	check    bool
+	acThresh int
+	acGroup  uint64
 }
 
 // MakeBuilder returns a builder with OASIS Table I defaults.
-func MakeBuilder() Builder { return Builder{cfg: DefaultConfig(), gpus: 1, pageSize: 4096} }
+func MakeBuilder() Builder {
+	return Builder{cfg: DefaultConfig(), gpus: 1, pageSize: 4096, acThresh: 256, acGroup: 64 << 10}
+}
 
 // WithEngine sets the engine.
 func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
@@ -44,6 +48,13 @@ func (b Builder) WithPages(size, pages uint64) Builder {
 // WithStats sets where the GPU counts events and stalls.
 func (b Builder) WithStats(c *stats.Counters, s *stats.Stalls) Builder {
 	b.counters, b.stalls = c, s
+	return b
+}
+
+// WithAccessCounters sets the remote-access counter threshold and group
+// size in bytes.
+func (b Builder) WithAccessCounters(threshold int, groupBytes uint64) Builder {
+	b.acThresh, b.acGroup = threshold, groupBytes
 	return b
 }
 
@@ -78,6 +89,7 @@ func (b Builder) Build(name string) (*Comp, error) {
 		lineGen:     make([]uint32, b.pages),
 	}
 	g.linesPerPage = g.pageShift - g.lineShift
+	g.ac = newAccessCounters(b.acThresh, b.acGroup, b.pageSize, b.pages)
 	var err error
 	if g.l2tlb, err = cache.New(c.L2TLBEntries, c.L2TLBWays); err != nil {
 		return nil, fmt.Errorf("L2 TLB: %w", err)

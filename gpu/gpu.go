@@ -28,6 +28,7 @@ type MMU interface {
 	Walk(now sim.VTimeInSec, page uint64) sim.VTimeInSec
 	Fault(now sim.VTimeInSec, e uvm.FaultEntry, w gmmu.Waiter)
 	DataArrived(now sim.VTimeInSec, batch uint64)
+	NotifyCounter(now sim.VTimeInSec, pages []uint64)
 }
 
 // WorkSource is the command processor handing out workgroups.
@@ -84,6 +85,8 @@ type Comp struct {
 	// Per-page generations: bumping one invalidates the page's TLB entries
 	// or cached lines everywhere in this GPU (see package cache).
 	tlbGen, lineGen []uint32
+
+	ac accessCounters
 }
 
 // SetMMU attaches the GMMU.

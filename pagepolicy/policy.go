@@ -53,10 +53,13 @@ const (
 	// MapRemote maps the page on the faulting GPU to where it lives now;
 	// accesses then go line by line over the link (RDMA).
 	MapRemote
+	// LocalCopy gives the faulting GPU its own writable copy and touches
+	// no other copy: the Ideal bound, not a coherent mechanism.
+	LocalCopy
 )
 
 func (a Action) String() string {
-	return [...]string{"migrate", "duplicate", "collapse", "map-remote"}[a]
+	return [...]string{"migrate", "duplicate", "collapse", "map-remote", "local-copy"}[a]
 }
 
 // Host is the residency of a page that lives in CPU memory.
@@ -101,6 +104,12 @@ type Decision struct {
 type Policy interface {
 	Name() string
 	Decide(f Fault, p Page) Decision
+}
+
+// Incoherent is implemented by policies that are bounds rather than
+// mechanisms: the checker lets their copies diverge.
+type Incoherent interface {
+	Incoherent() bool
 }
 
 // KernelObserver is implemented by policies that react to kernel launches

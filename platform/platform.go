@@ -158,6 +158,7 @@ func (s *System) build(policy pagepolicy.Policy, kernels []benchmarks.Kernel) er
 		}
 		g, err := gpu.MakeBuilder().WithEngine(s.engine).WithConfig(c.GPU).WithID(i, n).
 			WithPages(pageSize, pages).WithStats(cptr[i], &s.stalls[i]).WithCheck(c.Check).
+			WithAccessCounters(c.Policy.ACThreshold, uint64(c.Policy.ACGroup)).
 			Build(fmt.Sprintf("GPU[%d]", i))
 		if err != nil {
 			return err
@@ -177,6 +178,9 @@ func (s *System) build(policy pagepolicy.Policy, kernels []benchmarks.Kernel) er
 	var obs observers
 	if c.Check {
 		s.check = uvm.NewChecker(policy.Name(), n, pages, driver.Table(), localView(s.gmmus))
+		if b, ok := policy.(pagepolicy.Incoherent); ok && b.Incoherent() {
+			s.check.Incoherent = true
+		}
 		driver.SetChecker(s.check)
 		obs = append(obs, s.check)
 	}

@@ -28,6 +28,11 @@ type Counters struct {
 	L2Hits           uint64 `json:"l2_hits"`
 	DRAMLines        uint64 `json:"dram_lines"`
 	FaultBatches     uint64 `json:"fault_batches"`
+	// L2 TLB misses by the PTE policy bits of the missing page (OASIS
+	// Fig. 23): 00 on-touch, 01 access-counter, 11 duplication.
+	L2MissOnTouch       uint64 `json:"l2tlb_miss_on_touch"`
+	L2MissAccessCounter uint64 `json:"l2tlb_miss_access_counter"`
+	L2MissDuplication   uint64 `json:"l2tlb_miss_duplication"`
 }
 
 // Add accumulates o into c.
@@ -55,6 +60,9 @@ func (c *Counters) Add(o *Counters) {
 	c.L2Hits += o.L2Hits
 	c.DRAMLines += o.DRAMLines
 	c.FaultBatches += o.FaultBatches
+	c.L2MissOnTouch += o.L2MissOnTouch
+	c.L2MissAccessCounter += o.L2MissAccessCounter
+	c.L2MissDuplication += o.L2MissDuplication
 }
 
 // Stalls is wavefront stall time by cause, in nanoseconds summed over

@@ -137,7 +137,9 @@ func (d *Driver) startBatch(now sim.VTimeInSec) {
 	d.nextBatchID++
 	n := len(d.gpus)
 	d.cur = &batch{id: d.nextBatchID, msg: m, maps: make([][]Mapping, n), resolved: make([][]Resolution, n)}
-	d.counters[m.GPU].FaultBatches++
+	if !m.Counter {
+		d.counters[m.GPU].FaultBatches++
+	}
 	t := now + sim.VTimeInSec((d.cfg.FaultServiceNs+d.cfg.PerFaultNs*float64(len(m.Faults)))*1e-9)
 	d.engine.Schedule(&driverEvent{t: t, h: d, service: true})
 }
@@ -148,7 +150,14 @@ func (d *Driver) service(now sim.VTimeInSec) {
 	b.servicedAt = now
 	g := b.msg.GPU
 	invals := make([][]Inval, len(d.gpus))
+	if b.msg.Counter {
+		d.counters[g].ACNotifications++
+	}
 	for _, f := range b.msg.Faults {
+		if b.msg.Counter {
+			d.migrateGroupPage(g, f.Page, invals)
+			continue
+		}
 		if m, ok := d.table.Adequate(g, f.Page, f.Write); ok {
 			d.addMap(m, CauseHost)
 			continue
@@ -159,16 +168,38 @@ func (d *Driver) service(now sim.VTimeInSec) {
 		plan := &d.scratch
 		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
 		d.table.Resolve(g, f.Page, f.Write, dec, plan)
-		cause := d.count(g, plan, wasHost)
-		for _, iv := range plan.Inval {
-			invals[iv.GPU] = append(invals[iv.GPU], iv)
-			d.counters[iv.GPU].Invalidations++
-		}
-		b.copies = append(b.copies, plan.Copy...)
-		for _, m := range plan.Map {
-			d.addMap(m, cause)
-		}
+		d.collect(g, plan, d.count(g, plan, wasHost), invals)
 	}
+	d.sendInvalidations(now, invals)
+}
+
+// migrateGroupPage moves one page of a notified access-counter group to the
+// counting GPU g, if it lives on another GPU (host pages are not resident
+// anywhere yet and stay put).
+func (d *Driver) migrateGroupPage(g int, page uint64, invals [][]Inval) {
+	pg := d.table.Page(page)
+	if pg.Owner == Host || pg.Owner == g && pg.Copies == 1<<uint(g) {
+		return
+	}
+	plan := &d.scratch
+	plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+	d.table.Resolve(g, page, true, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
+	d.collect(g, plan, CauseMigration, invals)
+}
+
+func (d *Driver) collect(g int, plan *Plan, cause Cause, invals [][]Inval) {
+	for _, iv := range plan.Inval {
+		invals[iv.GPU] = append(invals[iv.GPU], iv)
+		d.counters[iv.GPU].Invalidations++
+	}
+	d.cur.copies = append(d.cur.copies, plan.Copy...)
+	for _, m := range plan.Map {
+		d.addMap(m, cause)
+	}
+}
+
+func (d *Driver) sendInvalidations(now sim.VTimeInSec, invals [][]Inval) {
+	b := d.cur
 	for h, entries := range invals {
 		if len(entries) == 0 {
 			continue
@@ -193,6 +224,9 @@ func (d *Driver) count(g int, plan *Plan, wasHost bool) Cause {
 		return CauseCollapse
 	case pagepolicy.MapRemote:
 		return CauseRemote
+	case pagepolicy.LocalCopy:
+		c.Duplications++
+		return CauseDuplication
 	}
 	if wasHost {
 		return CauseHost
@@ -254,10 +288,11 @@ func (d *Driver) countTransfer(t Transfer) {
 func (d *Driver) finish(now sim.VTimeInSec) {
 	b := d.cur
 	for g, entries := range b.maps {
-		if len(entries) == 0 && g != b.msg.GPU {
+		end := g == b.msg.GPU && !b.msg.Counter
+		if len(entries) == 0 && !end {
 			continue
 		}
-		d.send(now, g, &MapMsg{Entries: entries, Resolved: b.resolved[g], EndOfBatch: g == b.msg.GPU}, 16*len(entries))
+		d.send(now, g, &MapMsg{Entries: entries, Resolved: b.resolved[g], EndOfBatch: end}, 16*len(entries))
 	}
 	d.cur = nil
 	if len(d.queue) > 0 {

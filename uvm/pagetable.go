@@ -150,6 +150,8 @@ func (t *PageTable) Resolve(g int, p uint64, write bool, d pagepolicy.Decision, 
 		t.migrate(g, p, plan)
 	case d.Action == pagepolicy.Migrate:
 		t.migrate(g, p, plan)
+	case d.Action == pagepolicy.LocalCopy:
+		t.localCopy(g, p, plan)
 	case d.Action == pagepolicy.Collapse:
 		t.collapse(g, p, plan)
 	case d.Action == pagepolicy.Duplicate && !write:
@@ -244,4 +246,19 @@ func (t *PageTable) mapRemote(g int, p uint64, write bool, plan *Plan) {
 		kind = RemoteRW
 	}
 	plan.Map = append(plan.Map, Mapping{GPU: g, Page: p, Kind: kind, Owner: owner, Bits: t.bits[p]})
+}
+
+// localCopy gives g a writable copy of its own and leaves every other copy
+// as it is (the Ideal bound). The owner stays the first holder.
+func (t *PageTable) localCopy(g int, p uint64, plan *Plan) {
+	bit := uint64(1) << uint(g)
+	if t.copies[p]&bit == 0 {
+		plan.Copy = append(plan.Copy, Transfer{From: t.source(p), To: g, Page: p, Replica: true})
+		if t.owner[p] == Host {
+			t.owner[p] = int8(g)
+		}
+		t.copies[p] |= bit
+	}
+	t.writable[p] = false
+	plan.Map = append(plan.Map, Mapping{GPU: g, Page: p, Kind: LocalRW, Owner: g, Bits: t.bits[p]})
 }

@@ -21,6 +21,10 @@ type FaultBatchMsg struct {
 	sim.MsgMeta
 	GPU    int
 	Faults []FaultEntry
+	// Counter marks an access-counter notification: Faults lists the pages
+	// of the group whose counter reached the threshold, to migrate to GPU.
+	// It is serviced like a batch but is not part of the fault-batch flow.
+	Counter bool
 }
 
 // InvalidateMsg asks a GMMU to shoot down pages: PTE, TLBs, cached lines,

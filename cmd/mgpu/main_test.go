@@ -54,7 +54,7 @@ func TestBadInputExitsTwoWithAClearMessage(t *testing.T) {
 
 func TestRunWritesJSONAndCSV(t *testing.T) {
 	dir := t.TempDir()
-	js, csv := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.csv")
+	js, csv := filepath.Join(dir, "new", "r.json"), filepath.Join(dir, "r.csv")
 	var out, errb bytes.Buffer
 	code := run([]string{"run", "--workload", "private", "--gpus", "2", "--seed", "3", "--check", "--out", js, "--csv", csv}, &out, &errb)
 	if code != 0 {

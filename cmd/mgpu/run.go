@@ -148,6 +148,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 
 // writeFile writes atomically: a temp file in the same directory, renamed.
 func writeFile(path string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".mgpu-*")
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)

@@ -1,0 +1,77 @@
+package gpu
+
+// accessCounters are the GPU's remote-access counters (GRIT §II-B, NVIDIA
+// uvm_gpu_access_counters.c). Every remote line bumps the counter of its
+// group; at the threshold the GPU notifies the driver with the group's
+// pages and the counter starts again from zero, so a counter never passes
+// the threshold without a notification.
+//
+// With 64 KB groups (GRIT) the notification names the whole group. With
+// 2 MB groups (the driver's default granularity) a 32-bit mask records
+// which 64 KB sub-regions were accessed and only those are named.
+type accessCounters struct {
+	threshold  uint32
+	groupShift uint // log2 pages per group
+	subShift   uint // log2 pages per sub-region (sub-region mode)
+	sub        bool
+	pages      uint64
+	counts     []uint32
+	mask       []uint32
+}
+
+func newAccessCounters(threshold int, groupBytes, pageSize, pages uint64) accessCounters {
+	a := accessCounters{threshold: uint32(threshold), pages: pages}
+	perGroup := max(1, groupBytes/pageSize)
+	a.groupShift = log2(perGroup)
+	groups := (pages + perGroup - 1) / perGroup
+	a.counts = make([]uint32, groups)
+	if groupBytes >= 2<<20 && perGroup >= 32 {
+		a.sub = true
+		a.subShift = a.groupShift - 5
+		a.mask = make([]uint32, groups)
+	}
+	return a
+}
+
+// count adds n remote lines to page's group and returns the pages to
+// migrate when the threshold is reached, else nil.
+func (a *accessCounters) count(page uint64, n int) []uint64 {
+	grp := page >> a.groupShift
+	a.counts[grp] += uint32(n)
+	if a.sub {
+		a.mask[grp] |= 1 << ((page >> a.subShift) & 31)
+	}
+	if a.counts[grp] < a.threshold {
+		return nil
+	}
+	a.counts[grp] = 0
+	first := grp << a.groupShift
+	var out []uint64
+	if !a.sub {
+		for p := first; p < min(first+1<<a.groupShift, a.pages); p++ {
+			out = append(out, p)
+		}
+		return out
+	}
+	m := a.mask[grp]
+	a.mask[grp] = 0
+	for s := uint64(0); s < 32; s++ {
+		if m&(1<<s) == 0 {
+			continue
+		}
+		lo := first + s<<a.subShift
+		for p := lo; p < min(lo+1<<a.subShift, a.pages); p++ {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func log2(x uint64) uint {
+	n := uint(0)
+	for x > 1 {
+		x >>= 1
+		n++
+	}
+	return n
+}

@@ -1,0 +1,59 @@
+package pagepolicy
+
+import "math/bits"
+
+// The uniform baselines of OASIS §II-B and GRIT §II-B.
+
+func init() {
+	Register("access-counter", func(Config) (Policy, error) { return accessCounter{}, nil })
+	Register("duplication", func(Config) (Policy, error) { return duplication{}, nil })
+	Register("ideal", func(Config) (Policy, error) { return ideal{}, nil })
+}
+
+// accessCounter maps a page that lives on another GPU remotely; the GPU
+// then reads and writes it line by line, counting remote accesses per
+// group, and the driver migrates the group once a counter reaches the
+// threshold (that part is in the GPU and the driver). A page still on the
+// host migrates on first touch, as the UVM driver does.
+type accessCounter struct{}
+
+func (accessCounter) Name() string { return "access-counter" }
+
+func (accessCounter) Decide(f Fault, p Page) Decision {
+	if p.Owner == Host {
+		return Decision{Action: Migrate, Bits: AccessCounter}
+	}
+	return Decision{Action: MapRemote, Bits: AccessCounter}
+}
+
+// duplication replicates a page read-only on every reader. A write to a
+// replica (a protection fault) or a write fault on a replicated page
+// collapses: every other replica is invalidated and the writer keeps the
+// only, writable copy. A write fault on a page with a single copy migrates
+// it, as on-touch would.
+type duplication struct{}
+
+func (duplication) Name() string { return "duplication" }
+
+func (duplication) Decide(f Fault, p Page) Decision {
+	switch {
+	case !f.Write:
+		return Decision{Action: Duplicate, Bits: Duplication}
+	case f.Protection || bits.OnesCount64(p.Copies) > 1:
+		return Decision{Action: Collapse, Bits: Duplication}
+	}
+	return Decision{Action: Migrate, Bits: Duplication}
+}
+
+// ideal is OASIS §IV-A's Ideal: every GPU's first access to a page pays a
+// duplication and leaves a local copy; every later access from that GPU is
+// local, read or write, and nothing is ever collapsed. It is an upper bound,
+// not a mechanism: its copies are not kept coherent.
+type ideal struct{}
+
+func (ideal) Name() string { return "ideal" }
+
+func (ideal) Decide(Fault, Page) Decision { return Decision{Action: LocalCopy, Bits: Duplication} }
+
+// Incoherent marks ideal as a bound.
+func (ideal) Incoherent() bool { return true }

@@ -1,0 +1,72 @@
+package platform
+
+import (
+	"testing"
+)
+
+func simTime(t *testing.T, w, p string) float64 {
+	t.Helper()
+	return mustRun(t, Options{Workload: w, Policy: p, Config: small(4)}).SimTimeNs
+}
+
+// TestObservation3 checks the papers' Observation 3 on the synthetic
+// patterns: no single policy wins everywhere.
+func TestObservation3(t *testing.T) {
+	if ot, ac := simTime(t, "private", "on-touch"), simTime(t, "private", "access-counter"); ot > ac {
+		t.Errorf("private: on-touch %.0f ns slower than access-counter %.0f ns", ot, ac)
+	}
+	dup := simTime(t, "shared-read", "duplication")
+	for _, p := range []string{"on-touch", "access-counter"} {
+		if other := simTime(t, "shared-read", p); dup >= other {
+			t.Errorf("shared-read: duplication %.0f ns not faster than %s %.0f ns", dup, p, other)
+		}
+	}
+	if ac, ot := simTime(t, "pingpong", "access-counter"), simTime(t, "pingpong", "on-touch"); ac >= ot {
+		t.Errorf("pingpong: access-counter %.0f ns does not beat on-touch %.0f ns", ac, ot)
+	}
+}
+
+func TestAccessCounterMigratesAtThreshold(t *testing.T) {
+	c := small(4)
+	r := mustRun(t, Options{Workload: "pingpong", Policy: "access-counter", Config: c})
+	tot := r.Totals
+	if tot.RemoteLines == 0 || tot.ACNotifications == 0 {
+		t.Fatalf("no remote traffic or notification: %d lines, %d notifications", tot.RemoteLines, tot.ACNotifications)
+	}
+	// Every notification needs threshold remote lines of one GPU first.
+	if max := tot.RemoteLines / uint64(c.Policy.ACThreshold); tot.ACNotifications > max {
+		t.Errorf("%d notifications from %d remote lines: a counter fired below its threshold", tot.ACNotifications, tot.RemoteLines)
+	}
+	if tot.MigrationsD2D == 0 {
+		t.Error("notifications migrated nothing")
+	}
+	// A threshold no run can reach: remote mappings, never migrations.
+	c.Policy.ACThreshold = 1 << 30
+	r = mustRun(t, Options{Workload: "pingpong", Policy: "access-counter", Config: c})
+	if r.Totals.ACNotifications != 0 || r.Totals.MigrationsD2D != 0 {
+		t.Errorf("unreachable threshold still notified %d times and migrated %d pages", r.Totals.ACNotifications, r.Totals.MigrationsD2D)
+	}
+}
+
+func TestDuplicationReplicatesAndCollapses(t *testing.T) {
+	r := mustRun(t, Options{Workload: "shared-read", Policy: "duplication", Config: small(4)})
+	if r.Totals.Duplications == 0 || r.Totals.MigrationsD2D != 0 {
+		t.Errorf("shared-read under duplication: %d duplications, %d migrations", r.Totals.Duplications, r.Totals.MigrationsD2D)
+	}
+	r = mustRun(t, Options{Workload: "prodcons", Policy: "duplication", Config: small(4)})
+	if r.Totals.Collapses == 0 {
+		t.Error("producer writes after consumer reads never collapsed")
+	}
+	if r.Totals.L2MissDuplication == 0 {
+		t.Error("no L2 TLB miss recorded under duplication bits")
+	}
+}
+
+func TestIdealNeverCollapsesOrInvalidates(t *testing.T) {
+	for _, w := range []string{"pingpong", "prodcons", "shared-read"} {
+		r := mustRun(t, Options{Workload: w, Policy: "ideal", Config: small(4)})
+		if r.Totals.Collapses != 0 || r.Totals.Invalidations != 0 || r.Totals.ProtectionFaults != 0 {
+			t.Errorf("%s: ideal paid %d collapses, %d invalidations, %d protection faults", w, r.Totals.Collapses, r.Totals.Invalidations, r.Totals.ProtectionFaults)
+		}
+	}
+}

@@ -1,0 +1,32 @@
+package units
+
+import "testing"
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		in   string
+		want Bytes
+		ok   bool
+	}{
+		{"4096", 4096, true}, {"64KB", 64 << 10, true}, {"2 MB", 2 << 20, true},
+		{"1.5GB", 3 << 29, true}, {"4gb", 4 << 30, true}, {"", 0, false}, {"-1KB", 0, false}, {"abc", 0, false},
+	}
+	for _, c := range cases {
+		got, err := Parse(c.in)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("Parse(%q) = %v, %v; want %v, ok %v", c.in, got, err, c.want, c.ok)
+		}
+	}
+}
+
+func TestStringRoundTrips(t *testing.T) {
+	for _, b := range []Bytes{1, 4096, 64 << 10, 2 << 20, 4 << 30, 3000} {
+		got, err := Parse(b.String())
+		if err != nil || got != b {
+			t.Errorf("%d -> %q -> %d, %v", uint64(b), b.String(), uint64(got), err)
+		}
+	}
+	if !Bytes(4096).IsPowerOfTwo() || Bytes(3000).IsPowerOfTwo() || Bytes(0).IsPowerOfTwo() {
+		t.Error("IsPowerOfTwo wrong")
+	}
+}
