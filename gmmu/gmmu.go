@@ -65,6 +65,8 @@ type Comp struct {
 	pending     []uvm.FaultEntry
 	outstanding map[uint64]*fault
 	inFlight    bool
+	acPending   [][]uint64
+	acInFlight  bool
 	recvPending bool
 }
 
@@ -181,14 +183,30 @@ func (m *Comp) flush(now sim.VTimeInSec) {
 	m.send(now, now, &uvm.FaultBatchMsg{GPU: m.id, Faults: batch}, 32*n)
 }
 
-// NotifyCounter tells the driver that an access counter reached its
-// threshold; pages are the group's pages to migrate here.
+// NotifyCounter queues an access-counter notification: pages are the
+// group's pages to migrate here. Notifications go to the driver in batches,
+// one batch in flight at a time, like faults.
 func (m *Comp) NotifyCounter(now sim.VTimeInSec, pages []uint64) {
-	entries := make([]uvm.FaultEntry, len(pages))
-	for i, p := range pages {
-		entries[i] = uvm.FaultEntry{Page: p, RaisedAt: now}
+	m.acPending = append(m.acPending, pages)
+	if !m.acInFlight {
+		m.flushCounters(now)
 	}
-	m.send(now, now, &uvm.FaultBatchMsg{GPU: m.id, Faults: entries, Counter: true}, 32)
+}
+
+func (m *Comp) flushCounters(now sim.VTimeInSec) {
+	if len(m.acPending) == 0 {
+		return
+	}
+	n := min(len(m.acPending), m.batchMax)
+	var entries []uvm.FaultEntry
+	for _, group := range m.acPending[:n] {
+		for _, p := range group {
+			entries = append(entries, uvm.FaultEntry{Page: p, RaisedAt: now})
+		}
+	}
+	m.acPending = append(m.acPending[:0], m.acPending[n:]...)
+	m.acInFlight = true
+	m.send(now, now, &uvm.FaultBatchMsg{GPU: m.id, Faults: entries, Counter: true, Notifications: n}, 32*n)
 }
 
 // NotifyRecv schedules a drain of the PCIe port.
@@ -264,6 +282,10 @@ func (m *Comp) install(now sim.VTimeInSec, x *uvm.MapMsg) {
 	if x.EndOfBatch {
 		m.inFlight = false
 		m.flush(now)
+	}
+	if x.EndOfCounterBatch {
+		m.acInFlight = false
+		m.flushCounters(now)
 	}
 }
 

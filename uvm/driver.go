@@ -151,7 +151,7 @@ func (d *Driver) service(now sim.VTimeInSec) {
 	g := b.msg.GPU
 	invals := make([][]Inval, len(d.gpus))
 	if b.msg.Counter {
-		d.counters[g].ACNotifications++
+		d.counters[g].ACNotifications += uint64(b.msg.Notifications)
 	}
 	for _, f := range b.msg.Faults {
 		if b.msg.Counter {
@@ -288,11 +288,12 @@ func (d *Driver) countTransfer(t Transfer) {
 func (d *Driver) finish(now sim.VTimeInSec) {
 	b := d.cur
 	for g, entries := range b.maps {
-		end := g == b.msg.GPU && !b.msg.Counter
+		end := g == b.msg.GPU
 		if len(entries) == 0 && !end {
 			continue
 		}
-		d.send(now, g, &MapMsg{Entries: entries, Resolved: b.resolved[g], EndOfBatch: end}, 16*len(entries))
+		d.send(now, g, &MapMsg{Entries: entries, Resolved: b.resolved[g],
+			EndOfBatch: end && !b.msg.Counter, EndOfCounterBatch: end && b.msg.Counter}, 16*len(entries))
 	}
 	d.cur = nil
 	if len(d.queue) > 0 {

@@ -23,8 +23,11 @@ type FaultBatchMsg struct {
 	Faults []FaultEntry
 	// Counter marks an access-counter notification: Faults lists the pages
 	// of the group whose counter reached the threshold, to migrate to GPU.
-	// It is serviced like a batch but is not part of the fault-batch flow.
-	Counter bool
+	// Notifications counted in it are batched like faults
+	// (uvm_perf_access_counter_batch_count, 256), with their own
+	// one-batch-in-flight flow.
+	Counter       bool
+	Notifications int
 }
 
 // InvalidateMsg asks a GMMU to shoot down pages: PTE, TLBs, cached lines,
@@ -92,6 +95,8 @@ type MapMsg struct {
 	Entries    []Mapping
 	Resolved   []Resolution // parallel to Entries
 	EndOfBatch bool
+	// EndOfCounterBatch ends an access-counter notification batch.
+	EndOfCounterBatch bool
 }
 
 // Meta implements sim.Msg.
