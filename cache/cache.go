@@ -109,27 +109,6 @@ func (c *Cache) Invalidate(key uint64) bool {
 	return false
 }
 
-// InvalidateRange removes every key in [lo, hi) and returns how many it
-// removed. For a short range it probes key by key; for a long one it scans.
-func (c *Cache) InvalidateRange(lo, hi uint64) int {
-	n := 0
-	if hi-lo <= uint64(c.sets) {
-		for k := lo; k < hi; k++ {
-			if c.Invalidate(k) {
-				n++
-			}
-		}
-		return n
-	}
-	for i := range c.keys {
-		if c.used[i] != 0 && c.keys[i] >= lo && c.keys[i] < hi {
-			c.used[i] = 0
-			n++
-		}
-	}
-	return n
-}
-
 // Flush empties the cache.
 func (c *Cache) Flush() {
 	clear(c.used)

@@ -55,25 +55,7 @@ func TestGenerationInvalidates(t *testing.T) {
 	}
 }
 
-func TestInvalidateAndRange(t *testing.T) {
-	cases := []struct {
-		name   string
-		lo, hi uint64
-		want   int
-	}{
-		{"probe path", 2, 5, 3},
-		{"scan path", 0, 100, 8},
-		{"empty", 50, 60, 0},
-	}
-	for _, tc := range cases {
-		c, _ := New(16, 4)
-		for k := uint64(0); k < 8; k++ {
-			c.Insert(k, 0)
-		}
-		if got := c.InvalidateRange(tc.lo, tc.hi); got != tc.want {
-			t.Errorf("%s: removed %d, want %d", tc.name, got, tc.want)
-		}
-	}
+func TestInvalidateAndFlush(t *testing.T) {
 	c, _ := New(16, 4)
 	c.Insert(9, 0)
 	if !c.Invalidate(9) || c.Invalidate(9) || c.Contains(9) {

@@ -180,7 +180,7 @@ func (m *Comp) flush(now sim.VTimeInSec) {
 		m.outstanding[e.Page].sent = true
 	}
 	m.inFlight = true
-	m.send(now, now, &uvm.FaultBatchMsg{GPU: m.id, Faults: batch}, 32*n)
+	m.send(now, &uvm.FaultBatchMsg{GPU: m.id, Faults: batch}, 32*n)
 }
 
 // NotifyCounter queues an access-counter notification: pages are the
@@ -206,7 +206,7 @@ func (m *Comp) flushCounters(now sim.VTimeInSec) {
 	}
 	m.acPending = append(m.acPending[:0], m.acPending[n:]...)
 	m.acInFlight = true
-	m.send(now, now, &uvm.FaultBatchMsg{GPU: m.id, Faults: entries, Counter: true, Notifications: n}, 32*n)
+	m.send(now, &uvm.FaultBatchMsg{GPU: m.id, Faults: entries, Counter: true, Notifications: n}, 32*n)
 }
 
 // NotifyRecv schedules a drain of the PCIe port.
@@ -245,10 +245,10 @@ func (m *Comp) receive(now sim.VTimeInSec, msg sim.Msg) {
 			}
 		}
 		done := m.gpu.Shootdown(now, x.Entries)
-		m.send(now, done, &uvm.InvalidateAckMsg{GPU: m.id, Batch: x.Batch}, 8)
+		m.send(done, &uvm.InvalidateAckMsg{GPU: m.id, Batch: x.Batch}, 8)
 	case *uvm.TransferCmdMsg:
 		if x.To == uvm.Host {
-			m.send(now, now, &uvm.PageDataMsg{From: m.id, To: uvm.Host, Pages: x.Pages, Batch: x.Batch}, len(x.Pages)*int(m.pageSize))
+			m.send(now, &uvm.PageDataMsg{From: m.id, To: uvm.Host, Pages: x.Pages, Batch: x.Batch}, len(x.Pages)*int(m.pageSize))
 			return
 		}
 		m.gpu.SendPages(now, x.To, x.Pages, x.Batch)
@@ -263,7 +263,7 @@ func (m *Comp) receive(now sim.VTimeInSec, msg sim.Msg) {
 
 // DataArrived tells the driver that a transfer into this GPU completed.
 func (m *Comp) DataArrived(now sim.VTimeInSec, batch uint64) {
-	m.send(now, now, &uvm.TransferDoneMsg{GPU: m.id, Batch: batch}, 8)
+	m.send(now, &uvm.TransferDoneMsg{GPU: m.id, Batch: batch}, 8)
 }
 
 func (m *Comp) install(now sim.VTimeInSec, x *uvm.MapMsg) {
@@ -289,11 +289,10 @@ func (m *Comp) install(now sim.VTimeInSec, x *uvm.MapMsg) {
 	}
 }
 
-func (m *Comp) send(now, at sim.VTimeInSec, msg sim.Msg, bytes int) {
+func (m *Comp) send(at sim.VTimeInSec, msg sim.Msg, bytes int) {
 	meta := msg.Meta()
 	meta.Src, meta.Dst, meta.SendTime, meta.TrafficBytes = m.port, m.driver, at, bytes
 	if err := m.port.Send(msg); err != nil {
 		panic("gmmu: PCIe send refused; links must have unbounded send queues")
 	}
-	_ = now
 }
