@@ -61,6 +61,9 @@ func (g *Comp) execute(wf *wavefront, t sim.VTimeInSec) {
 			cu.l1tlb.Insert(page, tgen)
 		}
 		wf.kind[i], wf.owner[i] = pte.Kind, pte.Owner
+		if g.recency != nil && !pte.Kind.Remote() {
+			g.recency.Touch(g.id, page)
+		}
 		g.accessPage(wf, cu, i, tp)
 	}
 	g.sendRemote(wf)

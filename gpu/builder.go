@@ -20,6 +20,7 @@ type Builder struct {
 	counters *stats.Counters
 	stalls   *stats.Stalls
 	check    bool
+	recency  Toucher
 	acThresh int
 	acGroup  uint64
 }
@@ -61,6 +62,9 @@ func (b Builder) WithAccessCounters(threshold int, groupBytes uint64) Builder {
 // WithCheck turns on internal assertions (the coherence checking mode).
 func (b Builder) WithCheck(on bool) Builder { b.check = on; return b }
 
+// WithRecency reports every local page access to t (LRU eviction).
+func (b Builder) WithRecency(t Toucher) Builder { b.recency = t; return b }
+
 // Build makes the GPU named name, e.g. "GPU[0]".
 func (b Builder) Build(name string) (*Comp, error) {
 	c := b.cfg
@@ -72,7 +76,7 @@ func (b Builder) Build(name string) (*Comp, error) {
 	g := &Comp{
 		ComponentBase: sim.NewComponentBase(name),
 		engine:        b.engine, cfg: c, id: b.id,
-		counters: b.counters, stalls: b.stalls, check: b.check,
+		counters: b.counters, stalls: b.stalls, check: b.check, recency: b.recency,
 		cycle:       cycle,
 		pageShift:   uint(bits.TrailingZeros64(b.pageSize)),
 		lineShift:   uint(bits.TrailingZeros64(line)),

@@ -49,6 +49,11 @@ type computeUnit struct {
 	free       int
 }
 
+// Toucher records page accesses for an eviction policy that needs them.
+type Toucher interface {
+	Touch(g int, p uint64)
+}
+
 // Comp is one GPU.
 type Comp struct {
 	*sim.ComponentBase
@@ -63,6 +68,9 @@ type Comp struct {
 	counters *stats.Counters
 	stalls   *stats.Stalls
 	check    bool
+	// recency, when set, is told of every local page access (the LRU
+	// eviction oracle).
+	recency Toucher
 
 	cycle              sim.VTimeInSec
 	pageShift          uint

@@ -27,6 +27,11 @@ type Config struct {
 	// Host-side cost of a kernel launch. Not in the OASIS/GRIT papers
 	// (UVMSmart uses 150 us, an outlier); 5 us is a typical CUDA launch.
 	KernelLaunchNs float64 `yaml:"kernel_launch_ns" doc:"kernel launch overhead in ns (not in papers; 5000)"`
+	// GPU memory oversubscription (OASIS §VI-D, Fig. 25: 150%): when > 0,
+	// each GPU's capacity is footprint / GPUs / oversubscribe (at most
+	// gpu.memory), and a full GPU evicts with uvm.eviction. 0 is off, and
+	// then a footprint beyond the GPUs' total memory is an error.
+	Oversubscribe float64 `yaml:"oversubscribe" doc:"memory oversubscription factor, 0 = off (OASIS Fig. 25: 1.5)"`
 	// Checking mode: per-page versions, every read must see the latest write.
 	Check bool `yaml:"check" doc:"coherence checking mode (slower; on in tests)"`
 

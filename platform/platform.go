@@ -11,6 +11,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/gmmu"
 	"github.com/mgpu-sim/mgpu/gpu"
 	"github.com/mgpu-sim/mgpu/interconnect"
@@ -48,6 +49,27 @@ type System struct {
 	check    *uvm.Checker
 	counters []stats.Counters
 	stalls   []stats.Stalls
+	capacity int // pages per GPU
+}
+
+// capacityPages is the number of pages each GPU may hold: gpu.memory, or
+// with oversubscription footprint / GPUs / factor (never above gpu.memory).
+func capacityPages(c Config, footprint uint64, workload string) (int, error) {
+	mem := uint64(c.GPU.Memory)
+	if c.Oversubscribe == 0 {
+		if total := mem * uint64(c.GPUs); footprint > total {
+			return 0, fmt.Errorf("footprint %v of %s exceeds the total GPU memory %v (%d GPUs x %v): lower --scale, raise gpu.memory, or enable oversubscription with --oversubscribe F",
+				units.Bytes(footprint), workload, units.Bytes(total), c.GPUs, c.GPU.Memory)
+		}
+	} else {
+		mem = min(mem, uint64(float64(footprint)/float64(c.GPUs)/c.Oversubscribe))
+	}
+	pages := mem / uint64(c.PageSize)
+	if pages < 1 {
+		return 0, fmt.Errorf("GPU capacity %v is less than one %v page: footprint %v over %d GPUs at oversubscription %v; lower --oversubscribe or raise --scale",
+			units.Bytes(mem), c.PageSize, units.Bytes(footprint), c.GPUs, c.Oversubscribe)
+	}
+	return int(min(pages, 1<<40)), nil
 }
 
 type trafficCounter interface {
@@ -99,11 +121,11 @@ func Build(o Options) (*System, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workload %s: %w", o.Workload, err)
 	}
-	if fp, capacity := alloc.Footprint(), uint64(c.GPU.Memory)*uint64(c.GPUs); fp > capacity {
-		return nil, fmt.Errorf("footprint %v of %s exceeds the total GPU memory %v (%d GPUs x %v); oversubscription is not supported yet: lower --scale or raise gpu.memory",
-			units.Bytes(fp), o.Workload, units.Bytes(capacity), c.GPUs, c.GPU.Memory)
+	capacity, err := capacityPages(c, alloc.Footprint(), o.Workload)
+	if err != nil {
+		return nil, err
 	}
-	s := &System{opts: o, engine: sim.NewSerialEngine(), alloc: alloc}
+	s := &System{opts: o, engine: sim.NewSerialEngine(), alloc: alloc, capacity: capacity}
 	if err := s.build(policy, kernels); err != nil {
 		return nil, err
 	}
@@ -123,7 +145,7 @@ func (s *System) build(policy pagepolicy.Policy, kernels []benchmarks.Kernel) er
 	}
 	tag := s.alloc.Tagging()
 	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithConfig(c.UVM).WithPolicy(policy).
-		WithPages(pageSize, pages).WithCounters(cptr).
+		WithPages(pageSize, pages).WithCounters(cptr).WithCapacity(s.capacity).
 		WithObjectLookup(func(ptr uint64) int {
 			if _, id, ok := tag.Decode(ptr); ok {
 				return id
@@ -148,6 +170,10 @@ func (s *System) build(policy pagepolicy.Policy, kernels []benchmarks.Kernel) er
 		return err
 	}
 	s.pcie.PlugIn(driver.Port(), 1)
+	var recency gpu.Toucher
+	if t, ok := driver.Evictor().(eviction.Toucher); ok {
+		recency = t
+	}
 	peers := make([]sim.Port, n)
 	for i := 0; i < n; i++ {
 		m, err := gmmu.MakeBuilder().WithEngine(s.engine).WithConfig(c.GMMU).WithGPUID(i).
@@ -159,6 +185,7 @@ func (s *System) build(policy pagepolicy.Policy, kernels []benchmarks.Kernel) er
 		g, err := gpu.MakeBuilder().WithEngine(s.engine).WithConfig(c.GPU).WithID(i, n).
 			WithPages(pageSize, pages).WithStats(cptr[i], &s.stalls[i]).WithCheck(c.Check).
 			WithAccessCounters(c.Policy.ACThreshold, uint64(c.Policy.ACGroup)).
+			WithRecency(recency).
 			Build(fmt.Sprintf("GPU[%d]", i))
 		if err != nil {
 			return err

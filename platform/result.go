@@ -55,24 +55,27 @@ type ObjectInfo struct {
 // Result is everything a run reports. It holds no wall-clock data, so the
 // same seed and config give a byte-identical JSON file.
 type Result struct {
-	Workload   string                 `json:"workload"`
-	Policy     string                 `json:"policy"`
-	GPUs       int                    `json:"gpus"`
-	Seed       uint64                 `json:"seed"`
-	Scale      float64                `json:"scale"`
-	Size       string                 `json:"size"`
-	Version    string                 `json:"version"`
-	Config     Config                 `json:"config"`
-	SimTimeNs  float64                `json:"sim_time_ns"`
-	Footprint  units.Bytes            `json:"footprint"`
-	Kernels    int                    `json:"kernel_launches"`
-	Barriers   int                    `json:"grid_barriers"`
-	Totals     stats.Counters         `json:"totals"`
-	PerGPU     []stats.Counters       `json:"per_gpu"`
-	Stalls     stats.Stalls           `json:"stalls_ns"`
-	PerGPUStal []stats.Stalls         `json:"per_gpu_stalls_ns"`
-	Links      []interconnect.Traffic `json:"links"`
-	Objects    []ObjectInfo           `json:"objects"`
+	Workload  string      `json:"workload"`
+	Policy    string      `json:"policy"`
+	GPUs      int         `json:"gpus"`
+	Seed      uint64      `json:"seed"`
+	Scale     float64     `json:"scale"`
+	Size      string      `json:"size"`
+	Version   string      `json:"version"`
+	Config    Config      `json:"config"`
+	SimTimeNs float64     `json:"sim_time_ns"`
+	Footprint units.Bytes `json:"footprint"`
+	// GPUCapacity is the memory each GPU may use: gpu.memory, or less
+	// under oversubscription.
+	GPUCapacity units.Bytes            `json:"gpu_capacity"`
+	Kernels     int                    `json:"kernel_launches"`
+	Barriers    int                    `json:"grid_barriers"`
+	Totals      stats.Counters         `json:"totals"`
+	PerGPU      []stats.Counters       `json:"per_gpu"`
+	Stalls      stats.Stalls           `json:"stalls_ns"`
+	PerGPUStal  []stats.Stalls         `json:"per_gpu_stalls_ns"`
+	Links       []interconnect.Traffic `json:"links"`
+	Objects     []ObjectInfo           `json:"objects"`
 
 	wall time.Duration
 }
@@ -86,7 +89,8 @@ func (s *System) result() *Result {
 		Workload: s.opts.Workload, Policy: s.driver.Policy().Name(), GPUs: c.GPUs,
 		Seed: s.opts.Seed, Scale: s.opts.Scale, Size: s.opts.Size, Version: FullVersion(), Config: c,
 		SimTimeNs: float64(s.runner.end) * 1e9, Footprint: units.Bytes(s.alloc.Footprint()),
-		Kernels: s.runner.launches, Barriers: s.runner.barriers,
+		GPUCapacity: units.Bytes(uint64(s.capacity) * uint64(c.PageSize)),
+		Kernels:     s.runner.launches, Barriers: s.runner.barriers,
 		PerGPU: s.counters, PerGPUStal: s.stalls,
 	}
 	for i, g := range s.gpus {

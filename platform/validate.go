@@ -3,6 +3,7 @@ package platform
 import (
 	"errors"
 	"fmt"
+	"github.com/mgpu-sim/mgpu/eviction"
 	"math"
 	"reflect"
 	"slices"
@@ -101,6 +102,13 @@ func (c Config) Validate() error {
 	}
 	if f := c.GPU.FreqMHz; !math.IsNaN(f) && !math.IsInf(f, 0) && f <= 0 {
 		bad("gpu.freq_mhz", f, "must be > 0")
+	}
+	if o := c.Oversubscribe; o != 0 && !(o >= 1) {
+		bad("oversubscribe", o, "must be 0 (off) or a factor >= 1 (e.g. 1.5 for 150%%)")
+	}
+	oneOf(&errs, "uvm.eviction", c.UVM.Eviction, eviction.Names()...)
+	if ch := c.UVM.EvictionChunk; !ch.IsPowerOfTwo() {
+		bad("uvm.eviction_chunk", ch, "must be a power of two (NVIDIA: 2MB)")
 	}
 	if c.GPU.Memory == 0 {
 		bad("gpu.memory", c.GPU.Memory, "must be > 0")

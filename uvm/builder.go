@@ -5,6 +5,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/stats"
 )
@@ -18,6 +19,7 @@ type Builder struct {
 	pages    uint64
 	objectOf func(uint64) int
 	counters []*stats.Counters
+	capacity int
 }
 
 // MakeBuilder returns a builder with the default driver config.
@@ -46,6 +48,10 @@ func (b Builder) WithObjectLookup(f func(ptr uint64) int) Builder { b.objectOf =
 // WithCounters gives the per-GPU counters the driver increments.
 func (b Builder) WithCounters(c []*stats.Counters) Builder { b.counters = c; return b }
 
+// WithCapacity limits every GPU to pages resident pages; beyond it the
+// driver evicts with the configured eviction policy. 0 means no limit.
+func (b Builder) WithCapacity(pages int) Builder { b.capacity = pages; return b }
+
 // Build makes the driver named name (e.g. "Driver").
 func (b Builder) Build(name string) (*Driver, error) {
 	if b.engine == nil || b.policy == nil || b.pageSize == 0 || len(b.counters) == 0 {
@@ -56,6 +62,19 @@ func (b Builder) Build(name string) (*Driver, error) {
 		engine:        b.engine, cfg: b.cfg, policy: b.policy,
 		pageSize: b.pageSize, table: NewPageTable(b.pages),
 		objectOf: b.objectOf, counters: b.counters,
+	}
+	if b.capacity < 0 {
+		return nil, fmt.Errorf("uvm.Builder: capacity %d pages: must not be negative", b.capacity)
+	}
+	if b.capacity > 0 && uint64(b.capacity) < b.pages {
+		per := uint64(b.cfg.EvictionChunk) / b.pageSize
+		ev, err := eviction.New(b.cfg.Eviction, len(b.counters), b.pages, per)
+		if err != nil {
+			return nil, err
+		}
+		d.capacity, d.evictor = b.capacity, ev
+		d.table.Observe(ev)
+		d.pinned = make([]uint64, b.pages)
 	}
 	d.port = sim.NewLimitNumMsgPort(d, 1<<16, name+".PCIe")
 	d.AddPort("PCIe", d.port)

@@ -1,5 +1,7 @@
 package uvm
 
+import "github.com/mgpu-sim/mgpu/units"
+
 // Config holds the host UVM driver's parameters.
 type Config struct {
 	// Faults fetched and serviced per batch: uvm_perf_fault_batch_count
@@ -12,9 +14,15 @@ type Config struct {
 	// Per-fault host work inside a batch (centralized page-table walk:
 	// 4 levels x 100 cycles, notes §5 gap 9).
 	PerFaultNs float64 `yaml:"per_fault_ns" doc:"host page walk per fault in a batch, ns (4 levels x 100 cycles: 400)"`
+	// Which pages leave a full GPU: the NVIDIA driver's 2 MB root chunks,
+	// least recently migrated in (uvm_pmm_gpu.c; notes §3.6), or a true
+	// per-page LRU oracle.
+	Eviction string `yaml:"eviction" doc:"eviction policy: lrm-2mb (NVIDIA driver default) | lru-4kb"`
+	// The unit the lrm-2mb policy evicts: the driver's root chunk.
+	EvictionChunk units.Bytes `yaml:"eviction_chunk" doc:"lrm-2mb chunk size in bytes (NVIDIA root chunk: 2MB)"`
 }
 
 // DefaultConfig returns the driver defaults above.
 func DefaultConfig() Config {
-	return Config{FaultBatch: 256, FaultServiceNs: 45000, PerFaultNs: 400}
+	return Config{FaultBatch: 256, FaultServiceNs: 45000, PerFaultNs: 400, Eviction: "lrm-2mb", EvictionChunk: 2 * units.MB}
 }

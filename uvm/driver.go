@@ -5,6 +5,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/stats"
 )
@@ -33,6 +34,14 @@ type Driver struct {
 	nextBatchID uint64
 	recvPending bool
 	scratch     Plan
+
+	// capacity is the pages each GPU may hold (0: unlimited); evictor
+	// picks victims beyond it. pinned[p] is the batch that touched p last,
+	// so a batch never evicts a page it is placing.
+	capacity int
+	evictor  eviction.Policy
+	pinned   []uint64
+	victims  []uint64
 }
 
 type batch struct {
@@ -58,6 +67,9 @@ func (e *driverEvent) IsSecondary() bool    { return false }
 
 // Port is the driver's PCIe port.
 func (d *Driver) Port() sim.Port { return d.port }
+
+// Evictor is the eviction policy, or nil when GPU memory is not limited.
+func (d *Driver) Evictor() eviction.Policy { return d.evictor }
 
 // Table is the centralized page table.
 func (d *Driver) Table() *PageTable { return d.table }
@@ -121,7 +133,7 @@ func (d *Driver) receive(now sim.VTimeInSec, msg sim.Msg) {
 		if d.cur.pendingAcks == 0 {
 			d.startTransfers(now)
 		}
-	case *TransferDoneMsg:
+	case *TransferDoneMsg, *PageDataMsg: // PageData: an eviction reached the host
 		d.cur.pendingDone--
 		if d.cur.pendingDone == 0 {
 			d.finish(now)
@@ -170,7 +182,36 @@ func (d *Driver) service(now sim.VTimeInSec) {
 		d.table.Resolve(g, f.Page, f.Write, dec, plan)
 		d.collect(g, plan, d.count(g, plan, wasHost), invals)
 	}
+	d.evict(invals)
 	d.sendInvalidations(now, invals)
+}
+
+// evict brings every GPU the batch filled beyond its capacity back within
+// it. The victims' shootdowns and copy-backs join the batch's waves, so the
+// faulting GPU waits for them, as it waits for the driver to free memory.
+func (d *Driver) evict(invals [][]Inval) {
+	if d.evictor == nil {
+		return
+	}
+	b := d.cur
+	for _, f := range b.msg.Faults {
+		d.pinned[f.Page] = b.id
+	}
+	pinned := func(p uint64) bool { return d.pinned[p] == b.id }
+	plan := &d.scratch
+	for h := range d.gpus {
+		over := d.table.Used(h) - d.capacity
+		if over <= 0 {
+			continue
+		}
+		d.victims = d.evictor.Victims(h, over, pinned, d.victims[:0])
+		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+		for _, v := range d.victims {
+			d.table.Evict(h, v, plan)
+			d.counters[h].Evictions++
+		}
+		d.collect(h, plan, CauseHost, invals)
+	}
 }
 
 // migrateGroupPage moves one page of a notified access-counter group to the

@@ -22,6 +22,52 @@ type PageTable struct {
 	remote   []uint64
 	writable []bool
 	bits     []pagepolicy.Bits
+	// used counts the pages resident on each GPU (its frames in use).
+	used     []int
+	observer Residency
+}
+
+// Residency is told when a page becomes resident on a GPU or leaves it: the
+// eviction policy's view of the table.
+type Residency interface {
+	Placed(g int, p uint64)
+	Removed(g int, p uint64)
+}
+
+// Observe sends every later residency change to r.
+func (t *PageTable) Observe(r Residency) { t.observer = r }
+
+// Used is the number of pages resident on GPU g.
+func (t *PageTable) Used(g int) int {
+	if g < 0 || g >= len(t.used) {
+		return 0
+	}
+	return t.used[g]
+}
+
+// setCopies sets the GPUs holding a copy of p and keeps the per-GPU
+// residency counts and the observer in step.
+func (t *PageTable) setCopies(p uint64, m uint64) {
+	old := t.copies[p]
+	t.copies[p] = m
+	for d := old ^ m; d != 0; {
+		g := bits.TrailingZeros64(d)
+		d &^= 1 << uint(g)
+		for len(t.used) <= g {
+			t.used = append(t.used, 0)
+		}
+		if m&(1<<uint(g)) != 0 {
+			t.used[g]++
+			if t.observer != nil {
+				t.observer.Placed(g, p)
+			}
+		} else {
+			t.used[g]--
+			if t.observer != nil {
+				t.observer.Removed(g, p)
+			}
+		}
+	}
 }
 
 // NewPageTable makes a table of n pages, all resident on the host.
@@ -50,7 +96,8 @@ func (t *PageTable) Writable(p uint64) bool { return t.writable[p] }
 // Place makes g the exclusive, writable owner of p without any transfer:
 // the initial "spread" placement.
 func (t *PageTable) Place(p uint64, g int) {
-	t.owner[p], t.copies[p], t.remote[p], t.writable[p] = int8(g), 1<<uint(g), 0, true
+	t.owner[p], t.remote[p], t.writable[p] = int8(g), 0, true
+	t.setCopies(p, 1<<uint(g))
 }
 
 // SetBits records the policy bits of a page.
@@ -184,7 +231,8 @@ func (t *PageTable) migrate(g int, p uint64, plan *Plan) {
 	if t.copies[p]&(1<<uint(g)) == 0 {
 		plan.Copy = append(plan.Copy, Transfer{From: t.source(p), To: g, Page: p})
 	}
-	t.owner[p], t.copies[p], t.remote[p], t.writable[p] = int8(g), 1<<uint(g), 0, true
+	t.owner[p], t.remote[p], t.writable[p] = int8(g), 0, true
+	t.setCopies(p, 1<<uint(g))
 	plan.Map = append(plan.Map, Mapping{GPU: g, Page: p, Kind: LocalRW, Owner: g, Bits: t.bits[p]})
 }
 
@@ -197,7 +245,8 @@ func (t *PageTable) duplicate(g int, p uint64, plan *Plan) {
 	owner := int(t.owner[p])
 	if owner == Host {
 		plan.Copy = append(plan.Copy, Transfer{From: Host, To: g, Page: p})
-		t.owner[p], t.copies[p], t.writable[p] = int8(g), 1<<uint(g), false
+		t.owner[p], t.writable[p] = int8(g), false
+		t.setCopies(p, 1<<uint(g))
 		plan.Map = append(plan.Map, Mapping{GPU: g, Page: p, Kind: LocalRO, Owner: g, Bits: t.bits[p]})
 		return
 	}
@@ -211,7 +260,7 @@ func (t *PageTable) duplicate(g int, p uint64, plan *Plan) {
 		plan.Inval = append(plan.Inval, Inval{GPU: owner, Page: p, Downgrade: true})
 	}
 	plan.Copy = append(plan.Copy, Transfer{From: owner, To: g, Page: p, Replica: true})
-	t.copies[p] |= 1 << uint(g)
+	t.setCopies(p, t.copies[p]|1<<uint(g))
 	t.remote[p] = 0
 	t.writable[p] = false
 	plan.Map = append(plan.Map, Mapping{GPU: g, Page: p, Kind: LocalRO, Owner: g, Bits: t.bits[p]})
@@ -237,7 +286,8 @@ func (t *PageTable) mapRemote(g int, p uint64, write bool, plan *Plan) {
 			m &^= 1 << uint(h)
 			plan.Inval = append(plan.Inval, Inval{GPU: h, Page: p})
 		}
-		t.copies[p], t.remote[p], t.writable[p] = 1<<uint(owner), 0, true
+		t.remote[p], t.writable[p] = 0, true
+		t.setCopies(p, 1<<uint(owner))
 		plan.Map = append(plan.Map, Mapping{GPU: owner, Page: p, Kind: LocalRW, Owner: owner, Bits: t.bits[p]})
 	}
 	t.remote[p] |= 1 << uint(g)
@@ -257,8 +307,43 @@ func (t *PageTable) localCopy(g int, p uint64, plan *Plan) {
 		if t.owner[p] == Host {
 			t.owner[p] = int8(g)
 		}
-		t.copies[p] |= bit
+		t.setCopies(p, t.copies[p]|bit)
 	}
 	t.writable[p] = false
 	plan.Map = append(plan.Map, Mapping{GPU: g, Page: p, Kind: LocalRW, Owner: g, Bits: t.bits[p]})
+}
+
+// Evict plans taking GPU g's copy of p out of its memory and reports
+// whether the data goes back to the host. A replica is dropped: another
+// GPU keeps a valid copy, and becomes the owner if g was. The last copy of
+// an owned page is shot down everywhere it is mapped and copied back to
+// the host. The PTE policy bits stay, so a policy can tell a page it
+// evicted from one never touched (OASIS §VI-D).
+func (t *PageTable) Evict(g int, p uint64, plan *Plan) (copyBack bool) {
+	bit := uint64(1) << uint(g)
+	if t.copies[p]&bit == 0 {
+		return false
+	}
+	plan.Inval = append(plan.Inval, Inval{GPU: g, Page: p})
+	others := t.copies[p] &^ bit
+	if int(t.owner[p]) == g || others == 0 {
+		// Remote mappings point at the owner's copy, which is going.
+		for m := t.remote[p]; m != 0; {
+			h := bits.TrailingZeros64(m)
+			m &^= 1 << uint(h)
+			plan.Inval = append(plan.Inval, Inval{GPU: h, Page: p})
+		}
+		t.remote[p] = 0
+	}
+	if others != 0 {
+		if int(t.owner[p]) == g {
+			t.owner[p] = int8(bits.TrailingZeros64(others))
+		}
+		t.setCopies(p, others)
+		return false
+	}
+	plan.Copy = append(plan.Copy, Transfer{From: g, To: Host, Page: p})
+	t.owner[p], t.remote[p], t.writable[p] = Host, 0, false
+	t.setCopies(p, 0)
+	return true
 }

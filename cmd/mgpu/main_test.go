@@ -103,3 +103,15 @@ func TestListShowsKeysWithSources(t *testing.T) {
 		}
 	}
 }
+
+func TestOversubscribeFlag(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"run", "--workload", "mm", "--scale", "0.02", "--oversubscribe", "0.5"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "oversubscribe") {
+		t.Fatalf("--oversubscribe 0.5: exit %d, %q", code, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"run", "--workload", "mm", "--scale", "0.02", "--oversubscribe", "1.5"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "evictions") {
+		t.Fatalf("--oversubscribe 1.5: exit %d, %q %q", code, out.String(), errb.String())
+	}
+}

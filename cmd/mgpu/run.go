@@ -26,7 +26,7 @@ type runFlags struct {
 	cpuProfile                                         string
 	gpus, iterations                                   int
 	seed                                               uint64
-	scale                                              float64
+	scale, oversubscribe                               float64
 	check                                              bool
 	sets                                               setFlags
 }
@@ -44,6 +44,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, *flag.FlagSet, e
 	fs.Float64Var(&f.scale, "scale", 1, "footprint scale (1 = the paper's size)")
 	fs.StringVar(&f.size, "size", "auto", "paper size column: auto (follows --gpus), 4gpu, 8gpu, 16gpu")
 	fs.IntVar(&f.iterations, "iterations", 0, "alternations/phases for pingpong and prodcons (0 = default)")
+	fs.Float64Var(&f.oversubscribe, "oversubscribe", 0, "oversubscription factor: GPU capacity = footprint / GPUs / F (e.g. 1.5); 0 = off")
 	fs.BoolVar(&f.check, "check", false, "coherence checking mode (slower)")
 	fs.StringVar(&f.out, "out", "", "write the JSON result here")
 	fs.StringVar(&f.csv, "csv", "", "write a one-row CSV result here")
@@ -59,7 +60,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, *flag.FlagSet, e
 }
 
 // buildConfig applies, in order: defaults, --config, --set, then explicit
-// flags (--gpus, --check).
+// flags (--gpus, --check, --oversubscribe).
 func (f *runFlags) buildConfig(fs *flag.FlagSet) (platform.Config, error) {
 	cfg := platform.DefaultConfig()
 	if f.config != "" {
@@ -80,6 +81,8 @@ func (f *runFlags) buildConfig(fs *flag.FlagSet) (platform.Config, error) {
 			cfg.GPUs = f.gpus
 		case "check":
 			cfg.Check = f.check
+		case "oversubscribe":
+			cfg.Oversubscribe = f.oversubscribe
 		}
 	})
 	if err := cfg.Validate(); err != nil {
@@ -172,7 +175,7 @@ func printSummary(w io.Writer, r *platform.Result) {
 	fmt.Fprintf(w, "  simulated time   %.3f ms   (wall %.2f s)\n", r.SimTimeNs/1e6, r.Wall().Seconds())
 	fmt.Fprintf(w, "  mem instructions %d   (%.2f M/s simulated per wall second)\n", t.MemInstructions, float64(t.MemInstructions)/r.Wall().Seconds()/1e6)
 	fmt.Fprintf(w, "  page faults      %d   protection faults %d   batches %d\n", t.PageFaults, t.ProtectionFaults, t.FaultBatches)
-	fmt.Fprintf(w, "  migrations       h2d %d   d2d %d   d2h %d\n", t.MigrationsH2D, t.MigrationsD2D, t.MigrationsD2H)
+	fmt.Fprintf(w, "  migrations       h2d %d   d2d %d   d2h %d   evictions %d (capacity %v per GPU)\n", t.MigrationsH2D, t.MigrationsD2D, t.MigrationsD2H, t.Evictions, r.GPUCapacity.Human())
 	fmt.Fprintf(w, "  duplications %d   collapses %d   remote lines %d   invalidations %d\n", t.Duplications, t.Collapses, t.RemoteLines, t.Invalidations)
 	fmt.Fprintf(w, "  bytes            NVLink %v   PCIe %v\n", units.Bytes(t.BytesNVLink).Human(), units.Bytes(t.BytesPCIe).Human())
 	s := r.Stalls

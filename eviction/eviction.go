@@ -1,0 +1,196 @@
+// Package eviction picks which pages leave a full GPU. It is pure: the
+// driver tells it when a page becomes resident on a GPU and when it leaves,
+// and asks it for victims when a GPU is over capacity. The driver decides
+// what eviction means for the page (drop a replica, copy an owned page back
+// to the host); this package only orders the candidates.
+package eviction
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Policy names, as uvm.eviction spells them.
+const (
+	// LRM2MB is the NVIDIA driver's policy (uvm_pmm_gpu.c,
+	// pick_root_chunk_to_evict): 2 MB root chunks on a list ordered by when
+	// a page last migrated into them, not by access. The victim is the
+	// least recently migrated chunk, and all its pages go.
+	LRM2MB = "lrm-2mb"
+	// LRU4KB is true least-recently-used at page granularity. The driver
+	// cannot see accesses on real hardware: this is an oracle, fed by the
+	// GPUs' accesses, for comparison.
+	LRU4KB = "lru-4kb"
+)
+
+// Names lists the eviction policies New accepts.
+func Names() []string { return []string{LRM2MB, LRU4KB} }
+
+// Policy orders the resident pages of each GPU for eviction.
+type Policy interface {
+	// Placed records that page p became resident on GPU g (migrated or
+	// copied in).
+	Placed(g int, p uint64)
+	// Removed records that p is no longer resident on g.
+	Removed(g int, p uint64)
+	// Victims appends pages resident on g, most evictable first, until at
+	// least n are listed or no candidate is left. Pages for which pinned
+	// is true are skipped. A chunk policy lists whole chunks, so it may
+	// return more than n.
+	Victims(g, n int, pinned func(p uint64) bool, dst []uint64) []uint64
+}
+
+// Toucher is implemented by policies that need every access (LRU4KB). The
+// GPU model calls Touch for each page an instruction accesses.
+type Toucher interface {
+	Touch(g int, p uint64)
+}
+
+// New returns the named policy for gpus GPUs and pages pages; pagesPerChunk
+// is the chunk size in pages (2 MB / page size, at least 1).
+func New(name string, gpus int, pages uint64, pagesPerChunk uint64) (Policy, error) {
+	if pagesPerChunk < 1 {
+		pagesPerChunk = 1
+	}
+	switch name {
+	case LRM2MB:
+		return newChunkLRM(gpus, pages, pagesPerChunk), nil
+	case LRU4KB:
+		return newPageLRU(gpus, pages), nil
+	}
+	return nil, fmt.Errorf("unknown eviction policy %q: valid policies are %s", name, strings.Join(Names(), ", "))
+}
+
+// list is an intrusive doubly linked list over dense indices, so that
+// moving an entry to the tail is O(1) without allocation.
+type list struct {
+	prev, next []int32
+	in         []bool
+	head, tail int32
+}
+
+func newList(n uint64) *list {
+	l := &list{prev: make([]int32, n), next: make([]int32, n), in: make([]bool, n), head: -1, tail: -1}
+	return l
+}
+
+func (l *list) remove(i int32) {
+	if !l.in[i] {
+		return
+	}
+	p, n := l.prev[i], l.next[i]
+	if p >= 0 {
+		l.next[p] = n
+	} else {
+		l.head = n
+	}
+	if n >= 0 {
+		l.prev[n] = p
+	} else {
+		l.tail = p
+	}
+	l.in[i] = false
+}
+
+// pushBack moves i to the tail (most recent).
+func (l *list) pushBack(i int32) {
+	l.remove(i)
+	l.prev[i], l.next[i] = l.tail, -1
+	if l.tail >= 0 {
+		l.next[l.tail] = i
+	} else {
+		l.head = i
+	}
+	l.tail = i
+	l.in[i] = true
+}
+
+// chunkLRM is LRM2MB: per GPU, chunks ordered by their last migration in.
+type chunkLRM struct {
+	per      uint64
+	pages    uint64
+	order    []*list
+	resident [][]int32 // per GPU, per chunk: resident page count
+	isRes    [][]bool  // per GPU, per page
+}
+
+func newChunkLRM(gpus int, pages, per uint64) *chunkLRM {
+	chunks := (pages + per - 1) / per
+	c := &chunkLRM{per: per, pages: pages}
+	for g := 0; g < gpus; g++ {
+		c.order = append(c.order, newList(chunks))
+		c.resident = append(c.resident, make([]int32, chunks))
+		c.isRes = append(c.isRes, make([]bool, pages))
+	}
+	return c
+}
+
+func (c *chunkLRM) Placed(g int, p uint64) {
+	ch := int32(p / c.per)
+	if !c.isRes[g][p] {
+		c.isRes[g][p] = true
+		c.resident[g][ch]++
+	}
+	c.order[g].pushBack(ch)
+}
+
+func (c *chunkLRM) Removed(g int, p uint64) {
+	if !c.isRes[g][p] {
+		return
+	}
+	c.isRes[g][p] = false
+	ch := int32(p / c.per)
+	c.resident[g][ch]--
+	if c.resident[g][ch] == 0 {
+		c.order[g].remove(ch)
+	}
+}
+
+func (c *chunkLRM) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []uint64 {
+	start := len(dst)
+	l := c.order[g]
+	for ch := l.head; ch >= 0 && len(dst)-start < n; ch = l.next[ch] {
+		lo := uint64(ch) * c.per
+		hi := min(lo+c.per, c.pages)
+		for p := lo; p < hi; p++ {
+			if c.isRes[g][p] && !pinned(p) {
+				dst = append(dst, p)
+			}
+		}
+	}
+	return dst
+}
+
+// pageLRU is LRU4KB: per GPU, pages ordered by their last access.
+type pageLRU struct {
+	order []*list
+}
+
+func newPageLRU(gpus int, pages uint64) *pageLRU {
+	l := &pageLRU{}
+	for g := 0; g < gpus; g++ {
+		l.order = append(l.order, newList(pages))
+	}
+	return l
+}
+
+func (l *pageLRU) Placed(g int, p uint64)  { l.order[g].pushBack(int32(p)) }
+func (l *pageLRU) Removed(g int, p uint64) { l.order[g].remove(int32(p)) }
+
+// Touch moves an accessed resident page to the most recent end.
+func (l *pageLRU) Touch(g int, p uint64) {
+	if o := l.order[g]; o.in[p] && o.tail != int32(p) {
+		o.pushBack(int32(p))
+	}
+}
+
+func (l *pageLRU) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []uint64 {
+	start := len(dst)
+	o := l.order[g]
+	for p := o.head; p >= 0 && len(dst)-start < n; p = o.next[p] {
+		if !pinned(uint64(p)) {
+			dst = append(dst, uint64(p))
+		}
+	}
+	return dst
+}
