@@ -2,7 +2,8 @@ package pagepolicy
 
 import "github.com/mgpu-sim/mgpu/units"
 
-// Config holds the policy parameters shared by the page-management schemes.
+// Config holds the parameters of every page-management scheme. Each field
+// names its source; where no paper gives a number the comment says so.
 type Config struct {
 	// Access-counter threshold: 256 remote accesses (OASIS Table I, GRIT
 	// §II-B, NVIDIA uvm_perf_access_counter_threshold).
@@ -10,9 +11,50 @@ type Config struct {
 	// Counter group: 64 KB (GRIT §II-B). 2MB selects the driver's default
 	// tracking granularity with 32 sub-regions (notes §3.4).
 	ACGroup units.Bytes `yaml:"ac_group" doc:"access-counter group size: 64KB (GRIT) or 2MB with 32 sub-regions (driver)"`
+
+	// OASIS §V-C: a 16-entry, LRU-managed O-Table.
+	OTableEntries int `yaml:"otable_entries" doc:"O-Table entries, LRU-managed (OASIS §V-C: 16)"`
+	// OASIS §V-E calls the on-chip lookup negligible; 1 ns is a 24-byte
+	// SRAM read. Added after the host page walk, as the O-Table is
+	// consulted once the walk shows the page is shared.
+	OTableNs float64 `yaml:"otable_ns" doc:"O-Table lookup latency in ns (OASIS §V-E: negligible; 1)"`
+	// OASIS §V-D: the PF Count resets at 8 shared faults (Fig. 16 sweeps 4,
+	// 8, 32).
+	ResetThreshold int `yaml:"reset_threshold" doc:"shared faults per O-Table learning cycle (OASIS: 8; Fig. 16: 4, 8, 32)"`
+	// OASIS §V-B: 4 Obj_ID bits, up to 15. The platform widens the ID to
+	// fit a workload with more objects, as §V-C describes for apps beyond
+	// 2^4 objects; the O-Table keeps its size and manages entries by LRU.
+	IDBits int `yaml:"id_bits" doc:"minimum Obj_ID pointer bits, widened to fit the objects (OASIS §V-B: 4, max 15)"`
+
+	// OASIS-InMem §V-F: N-bit shadow-map entries (the paper's example: 16).
+	ShadowIDBits int `yaml:"shadow_id_bits" doc:"OASIS-InMem shadow-map entry width N (OASIS §V-F example: 16)"`
+	// The host LLC that caches the shadow map and the O-Table-InMem. The
+	// paper gives no size or latency. 1 MB of a server LLC, 16-way, 20 ns
+	// per hit and 100 ns per DRAM access are our estimates; sweep them.
+	HostLLCSize  units.Bytes `yaml:"host_llc_size" doc:"host LLC share for shadow map + O-Table-InMem (not in paper; 1MB)"`
+	HostLLCWays  int         `yaml:"host_llc_ways" doc:"host LLC associativity (not in paper; 16)"`
+	HostLLCHitNs float64     `yaml:"host_llc_hit_ns" doc:"host LLC hit latency in ns (not in paper; 20)"`
+	HostMemNs    float64     `yaml:"host_mem_ns" doc:"host DRAM access in ns: LLC miss, GRIT PA-Table read (not in paper; 100)"`
+
+	// GRIT §V-A: 4 faults (local + protection) per page trigger a scheme
+	// decision (Fig. 21 sweeps 2, 4, 8, 16).
+	GRITThreshold int `yaml:"grit_threshold" doc:"faults per page before GRIT decides its scheme (GRIT §V-A: 4)"`
+	// GRIT §V-B: a 64-entry, 4-way PA-Cache; a hit costs 1 cycle
+	// (notes §5 gap 7; 1 ns at the 1 GHz clock), a miss reads the PA-Table
+	// in host memory (host_mem_ns).
+	PACacheEntries int     `yaml:"pa_cache_entries" doc:"GRIT PA-Cache entries (GRIT §V-B: 64)"`
+	PACacheWays    int     `yaml:"pa_cache_ways" doc:"GRIT PA-Cache associativity (GRIT §V-B: 4)"`
+	PACacheNs      float64 `yaml:"pa_cache_ns" doc:"GRIT PA-Cache hit latency in ns (1 cycle: 1)"`
+	// GRIT §V-D: neighbouring-aware prediction over 8/64/512-page groups.
+	GRITNeighbors bool `yaml:"grit_neighbors" doc:"GRIT neighbouring-aware prediction on (GRIT §V-D: on)"`
 }
 
-// DefaultConfig returns the OASIS/GRIT defaults.
+// DefaultConfig returns the defaults above.
 func DefaultConfig() Config {
-	return Config{ACThreshold: 256, ACGroup: 64 * units.KB}
+	return Config{
+		ACThreshold: 256, ACGroup: 64 * units.KB,
+		OTableEntries: 16, OTableNs: 1, ResetThreshold: 8, IDBits: 4,
+		ShadowIDBits: 16, HostLLCSize: units.MB, HostLLCWays: 16, HostLLCHitNs: 20, HostMemNs: 100,
+		GRITThreshold: 4, PACacheEntries: 64, PACacheWays: 4, PACacheNs: 1, GRITNeighbors: true,
+	}
 }

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/mgpu-sim/mgpu/objtable"
 )
 
 // Bits are the two PTE policy bits of OASIS Fig. 12.
@@ -75,6 +77,11 @@ type Fault struct {
 	Protection bool
 	// Object is the ID of the object the page belongs to, or -1.
 	Object int
+	// Ptr is the faulting virtual address as the program holds it: tagged
+	// with the object ID under OASIS, untagged under OASIS-InMem.
+	Ptr uint64
+	// TimeNs is the simulated time of the decision, for policy histories.
+	TimeNs float64
 }
 
 // Page is the centralized page-table entry a policy may read.
@@ -98,6 +105,12 @@ type Decision struct {
 	Action Action
 	// Bits is recorded in the page's PTEs as part of resolving the fault.
 	Bits Bits
+	// LookupNs is the time the policy's own lookups took (O-Table,
+	// shadow map, PA-Cache/PA-Table). Overlapped lookups run beside the
+	// driver's host page walk and cost only what exceeds it (GRIT §V-B);
+	// others follow it (OASIS's O-Table is consulted after the walk).
+	LookupNs   float64
+	Overlapped bool
 }
 
 // Policy decides how a fault is resolved.
@@ -116,6 +129,57 @@ type Incoherent interface {
 // (OASIS resets the entries of the kernel's argument objects).
 type KernelObserver interface {
 	KernelLaunch(args []int)
+}
+
+// ObjectObserver is implemented by policies that track allocations (the
+// O-Table and shadow map are filled at cudaMallocManaged time).
+type ObjectObserver interface {
+	// Allocated sees each object in allocation order, with the pointer
+	// tagging the allocator used.
+	Allocated(o *objtable.Object, t objtable.Tagging) error
+	Freed(o *objtable.Object)
+}
+
+// Untagged is implemented by policies whose pointers must keep their upper
+// bits clear (OASIS-InMem: configuration bit 0).
+type Untagged interface {
+	UntaggedPointers() bool
+}
+
+// TableWriter lets a policy set the policy bits of pages other than the
+// faulting one in the centralized page table (GRIT's neighbour prediction
+// updates the host PTEs of a whole group).
+type TableWriter interface {
+	SetBits(page uint64, b Bits)
+	Page(page uint64) Page
+	Len() uint64
+}
+
+// TableUser is implemented by policies that need a TableWriter.
+type TableUser interface {
+	UseTable(t TableWriter)
+}
+
+// Reporter is implemented by policies with their own statistics; the
+// result carries them under the policy's name.
+type Reporter interface {
+	Stats() map[string]float64
+}
+
+// PolicyChange is one change of an object's recorded policy.
+type PolicyChange struct {
+	TimeNs float64 `json:"time_ns"`
+	Object int     `json:"object"`
+	Policy string  `json:"policy"`
+	// Cause is "learned" (first shared fault, or after an explicit reset)
+	// or "relearned" (after an implicit reset).
+	Cause string `json:"cause"`
+}
+
+// Historian is implemented by policies that record per-object policy
+// changes over time.
+type Historian interface {
+	History() []PolicyChange
 }
 
 var registry = map[string]func(Config) (Policy, error){}

@@ -6,6 +6,7 @@ package platform
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/sarchlab/akita/v3/sim"
@@ -92,6 +93,49 @@ func (o observers) Access(g int, page uint64, write bool, target int) {
 	}
 }
 
+// setupWorkload allocates the workload's objects and returns its kernels.
+// Pointers carry policy.id_bits of Obj_ID (OASIS §V-B), widened when the
+// workload allocates more objects than that many bits can name, and the
+// configuration bit 1, or no tag at all for a policy that wants untagged
+// pointers (OASIS-InMem). A policy that tracks objects sees each one.
+func setupWorkload(w benchmarks.Workload, o Options, policy pagepolicy.Policy) (*objtable.Allocator, []benchmarks.Kernel, error) {
+	c := o.Config
+	tag := objtable.Tagging{IDBits: c.Policy.IDBits, ConfigBit: 1}
+	if u, ok := policy.(pagepolicy.Untagged); ok && u.UntaggedPointers() {
+		tag.ConfigBit = 0
+	}
+	params := benchmarks.Params{GPUs: c.GPUs, Scale: o.Scale, Size: o.Size, Iterations: o.Iterations, Seed: o.Seed}
+	for {
+		alloc, err := objtable.NewAllocator(tag, max(uint64(c.PageSize), 2<<20))
+		if err != nil {
+			return nil, nil, err
+		}
+		kernels, err := w.Setup(alloc, params)
+		if err != nil {
+			return nil, nil, fmt.Errorf("workload %s: %w", o.Workload, err)
+		}
+		n := len(alloc.Objects())
+		if need := bits.Len(uint(n - 1)); need > tag.IDBits && tag.ConfigBit == 1 {
+			if need > objtable.MaxIDBits {
+				if _, tracks := policy.(pagepolicy.ObjectObserver); tracks {
+					return nil, nil, fmt.Errorf("workload %s allocates %d objects, more than %d Obj_ID bits can name: use oasis-inmem", o.Workload, n, objtable.MaxIDBits)
+				}
+			} else {
+				tag.IDBits = need
+				continue // allocate again with IDs wide enough
+			}
+		}
+		if obs, ok := policy.(pagepolicy.ObjectObserver); ok {
+			for _, obj := range alloc.Objects() {
+				if err := obs.Allocated(obj, tag); err != nil {
+					return nil, nil, fmt.Errorf("workload %s: %w", o.Workload, err)
+				}
+			}
+		}
+		return alloc, kernels, nil
+	}
+}
+
 // Build validates the options and builds the system.
 func Build(o Options) (*System, error) {
 	c := o.Config
@@ -112,14 +156,9 @@ func Build(o Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	pageSize := uint64(c.PageSize)
-	alloc, err := objtable.NewAllocator(objtable.Tagging{IDBits: 4, ConfigBit: 1}, max(pageSize, 2<<20))
+	alloc, kernels, err := setupWorkload(w, o, policy)
 	if err != nil {
 		return nil, err
-	}
-	kernels, err := w.Setup(alloc, benchmarks.Params{GPUs: c.GPUs, Scale: o.Scale, Size: o.Size, Iterations: o.Iterations, Seed: o.Seed})
-	if err != nil {
-		return nil, fmt.Errorf("workload %s: %w", o.Workload, err)
 	}
 	capacity, err := capacityPages(c, alloc.Footprint(), o.Workload)
 	if err != nil {
@@ -143,12 +182,11 @@ func (s *System) build(policy pagepolicy.Policy, kernels []benchmarks.Kernel) er
 	for i := range cptr {
 		cptr[i] = &s.counters[i]
 	}
-	tag := s.alloc.Tagging()
 	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithConfig(c.UVM).WithPolicy(policy).
 		WithPages(pageSize, pages).WithCounters(cptr).WithCapacity(s.capacity).
 		WithObjectLookup(func(ptr uint64) int {
-			if _, id, ok := tag.Decode(ptr); ok {
-				return id
+			if o := s.alloc.ObjectAt(objtable.Strip(ptr)); o != nil {
+				return o.ID
 			}
 			return -1
 		}).Build("Driver")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mgpu-sim/mgpu/interconnect"
+	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/units"
 )
@@ -76,6 +77,12 @@ type Result struct {
 	PerGPUStal  []stats.Stalls         `json:"per_gpu_stalls_ns"`
 	Links       []interconnect.Traffic `json:"links"`
 	Objects     []ObjectInfo           `json:"objects"`
+	// PolicyStats are the policy's own counters (O-Table, PA-Cache, phase
+	// changes, shadow-map size).
+	PolicyStats map[string]float64 `json:"policy_stats,omitempty"`
+	// PolicyHistory lists every change of an object's policy, in time
+	// order (OASIS).
+	PolicyHistory []pagepolicy.PolicyChange `json:"policy_history,omitempty"`
 
 	wall time.Duration
 }
@@ -92,6 +99,12 @@ func (s *System) result() *Result {
 		GPUCapacity: units.Bytes(uint64(s.capacity) * uint64(c.PageSize)),
 		Kernels:     s.runner.launches, Barriers: s.runner.barriers,
 		PerGPU: s.counters, PerGPUStal: s.stalls,
+	}
+	if rep, ok := s.driver.Policy().(pagepolicy.Reporter); ok {
+		r.PolicyStats = rep.Stats()
+	}
+	if h, ok := s.driver.Policy().(pagepolicy.Historian); ok {
+		r.PolicyHistory = h.History()
 	}
 	for i, g := range s.gpus {
 		pc := &r.PerGPU[i]

@@ -33,6 +33,12 @@ var positiveCounts = []struct {
 	{"gmmu.pwc_ways", func(c *Config) int { return c.GMMU.PWCWays }},
 	{"uvm.fault_batch", func(c *Config) int { return c.UVM.FaultBatch }},
 	{"policy.ac_threshold", func(c *Config) int { return c.Policy.ACThreshold }},
+	{"policy.reset_threshold", func(c *Config) int { return c.Policy.ResetThreshold }},
+	{"policy.grit_threshold", func(c *Config) int { return c.Policy.GRITThreshold }},
+	{"policy.otable_entries", func(c *Config) int { return c.Policy.OTableEntries }},
+	{"policy.pa_cache_entries", func(c *Config) int { return c.Policy.PACacheEntries }},
+	{"policy.pa_cache_ways", func(c *Config) int { return c.Policy.PACacheWays }},
+	{"policy.host_llc_ways", func(c *Config) int { return c.Policy.HostLLCWays }},
 }
 
 // Validate reports every value the simulator cannot run with, joined with
@@ -140,6 +146,22 @@ func (c Config) Validate() error {
 	// regions; the group must be a power of two to be found by masking.
 	if g := c.Policy.ACGroup; !g.IsPowerOfTwo() || g < 64*units.KB || g > 2*units.MB {
 		bad("policy.ac_group", g, "must be a power of two from 64KB to 2MB")
+	}
+
+	entries("policy.pa_cache_entries", c.Policy.PACacheEntries, "policy.pa_cache_ways", c.Policy.PACacheWays)
+	if b := c.Policy.IDBits; b < 1 || b > 15 {
+		bad("policy.id_bits", b, "must be between 1 and 15 (OASIS §V-B)")
+	}
+	if b := c.Policy.ShadowIDBits; b < 1 || b > 32 {
+		bad("policy.shadow_id_bits", b, "must be between 1 and 32")
+	}
+	if t := c.Policy.GRITThreshold; t > 255 {
+		bad("policy.grit_threshold", t, "must be at most 255")
+	}
+	if w := c.Policy.HostLLCWays; w >= 1 {
+		if set := units.Bytes(64 * w); c.Policy.HostLLCSize == 0 || c.Policy.HostLLCSize%set != 0 {
+			bad("policy.host_llc_size", c.Policy.HostLLCSize, "must be a positive multiple of 64B x policy.host_llc_ways (%d bytes)", uint64(set))
+		}
 	}
 
 	return errors.Join(errs...)

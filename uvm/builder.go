@@ -76,6 +76,9 @@ func (b Builder) Build(name string) (*Driver, error) {
 		d.table.Observe(ev)
 		d.pinned = make([]uint64, b.pages)
 	}
+	if tu, ok := b.policy.(pagepolicy.TableUser); ok {
+		tu.UseTable(d.table)
+	}
 	d.port = sim.NewLimitNumMsgPort(d, 1<<16, name+".PCIe")
 	d.AddPort("PCIe", d.port)
 	return d, nil

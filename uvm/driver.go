@@ -53,13 +53,22 @@ type batch struct {
 	copies      []Transfer
 	maps        [][]Mapping
 	resolved    [][]Resolution
+	invals      [][]Inval
 }
 
 type driverEvent struct {
-	t       sim.VTimeInSec
-	h       sim.Handler
-	service bool // batch service finished; otherwise: drain the port
+	t    sim.VTimeInSec
+	h    sim.Handler
+	kind eventKind
 }
+
+type eventKind uint8
+
+const (
+	evDrain   eventKind = iota // drain the port
+	evService                  // the batch's fixed service time is over: decide
+	evDecided                  // the policy's own lookups are over: shoot down
+)
 
 func (e *driverEvent) Time() sim.VTimeInSec { return e.t }
 func (e *driverEvent) Handler() sim.Handler { return e.h }
@@ -110,8 +119,12 @@ func (d *Driver) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 func (d *Driver) Handle(e sim.Event) error {
 	ev := e.(*driverEvent)
 	now := ev.t
-	if ev.service {
+	switch ev.kind {
+	case evService:
 		d.service(now)
+		return nil
+	case evDecided:
+		d.sendInvalidations(now, d.cur.invals)
 		return nil
 	}
 	d.recvPending = false
@@ -153,7 +166,7 @@ func (d *Driver) startBatch(now sim.VTimeInSec) {
 		d.counters[m.GPU].FaultBatches++
 	}
 	t := now + sim.VTimeInSec((d.cfg.FaultServiceNs+d.cfg.PerFaultNs*float64(len(m.Faults)))*1e-9)
-	d.engine.Schedule(&driverEvent{t: t, h: d, service: true})
+	d.engine.Schedule(&driverEvent{t: t, h: d, kind: evService})
 }
 
 // service decides every fault of the batch and starts the shootdowns.
@@ -162,6 +175,7 @@ func (d *Driver) service(now sim.VTimeInSec) {
 	b.servicedAt = now
 	g := b.msg.GPU
 	invals := make([][]Inval, len(d.gpus))
+	lookup := 0.0
 	if b.msg.Counter {
 		d.counters[g].ACNotifications += uint64(b.msg.Notifications)
 	}
@@ -174,8 +188,10 @@ func (d *Driver) service(now sim.VTimeInSec) {
 			d.addMap(m, CauseHost)
 			continue
 		}
-		fault := pagepolicy.Fault{GPU: g, Page: f.Page, Write: f.Write, Protection: f.Protection, Object: d.objectOf(f.Ptr)}
+		fault := pagepolicy.Fault{GPU: g, Page: f.Page, Write: f.Write, Protection: f.Protection,
+			Object: d.objectOf(f.Ptr), Ptr: f.Ptr, TimeNs: float64(now) * 1e9}
 		dec := d.policy.Decide(fault, d.table.Page(f.Page))
+		lookup += d.lookupCost(dec)
 		wasHost := d.table.Page(f.Page).Owner == Host
 		plan := &d.scratch
 		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
@@ -183,6 +199,18 @@ func (d *Driver) service(now sim.VTimeInSec) {
 		d.collect(g, plan, d.count(g, plan, wasHost), invals)
 	}
 	d.evict(invals)
+	if lookup > 0 {
+		// The policy's lookups delay the batch's resolution.
+		b.invals = invals
+		b.servicedAt = now + sim.VTimeInSec(lookup*1e-9)
+		for _, rs := range b.resolved {
+			for i := range rs {
+				rs[i].ServicedAt = b.servicedAt
+			}
+		}
+		d.engine.Schedule(&driverEvent{t: b.servicedAt, h: d, kind: evDecided})
+		return
+	}
 	d.sendInvalidations(now, invals)
 }
 
@@ -212,6 +240,16 @@ func (d *Driver) evict(invals [][]Inval) {
 		}
 		d.collect(h, plan, CauseHost, invals)
 	}
+}
+
+// lookupCost is the time a decision's own lookups add to the batch: all of
+// it when they follow the host page walk, the excess over the walk when
+// they run beside it.
+func (d *Driver) lookupCost(dec pagepolicy.Decision) float64 {
+	if dec.Overlapped {
+		return max(0, dec.LookupNs-d.cfg.PerFaultNs)
+	}
+	return dec.LookupNs
 }
 
 // migrateGroupPage moves one page of a notified access-counter group to the

@@ -1,0 +1,127 @@
+package pagepolicy
+
+import "testing"
+
+// table is a TableWriter over a slice of pages.
+type table []Page
+
+func (t table) SetBits(p uint64, b Bits) { t[p].Bits = b }
+func (t table) Page(p uint64) Page       { return t[p] }
+func (t table) Len() uint64              { return uint64(len(t)) }
+
+func newGRITFixture(t *testing.T, pages int, c Config) (*grit, table) {
+	t.Helper()
+	p, err := New("grit", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := make(table, pages)
+	for i := range tab {
+		tab[i] = Page{Owner: 0, Copies: 1}
+	}
+	g := p.(*grit)
+	g.UseTable(tab)
+	return g, tab
+}
+
+// faults sends n faults on page from alternating GPUs, applying the bits
+// each decision records, and returns the last decision.
+func faults(g *grit, tab table, page uint64, n int, write bool) Decision {
+	var d Decision
+	for i := 0; i < n; i++ {
+		d = g.Decide(Fault{GPU: 1 + i%2, Page: page, Write: write}, tab[page])
+		tab[page].Bits = d.Bits
+	}
+	return d
+}
+
+func TestGRITFaultAwareInitiator(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		threshold int
+		writes    []bool
+		want      []Bits
+	}{
+		{"reads stay on-touch until the threshold, then duplicate", 4, []bool{false, false, false, false}, []Bits{OnTouch, OnTouch, OnTouch, Duplication}},
+		{"any write picks access-counter", 4, []bool{false, true, false, false}, []Bits{OnTouch, OnTouch, OnTouch, AccessCounter}},
+		{"threshold 2", 2, []bool{false, false, true, true}, []Bits{OnTouch, Duplication, Duplication, AccessCounter}},
+		{"the PA entry is deleted after a decision", 2, []bool{true, true, false, false}, []Bits{OnTouch, AccessCounter, AccessCounter, Duplication}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.GRITThreshold = c.threshold
+			g, tab := newGRITFixture(t, 8, cfg)
+			for i, w := range c.writes {
+				d := g.Decide(Fault{GPU: 1, Page: 3, Write: w}, tab[3])
+				tab[3].Bits = d.Bits
+				if d.Bits != c.want[i] {
+					t.Fatalf("fault %d: bits %v, want %v", i, d.Bits, c.want[i])
+				}
+				if !d.Overlapped || d.LookupNs <= 0 {
+					t.Fatalf("PA lookups run beside the walk and cost time: %+v", d)
+				}
+			}
+		})
+	}
+}
+
+func TestGRITNeighborPrediction(t *testing.T) {
+	cfg := DefaultConfig()
+	g, tab := newGRITFixture(t, 1024, cfg)
+	// Four pages of block 0 (pages 0-7) reach duplication: no majority yet.
+	for p := uint64(0); p < 4; p++ {
+		faults(g, tab, p, 4, false)
+	}
+	if tab[5].Bits != OnTouch || g.level[0] != 0 {
+		t.Fatalf("promoted with only 4 of 8: page 5 %v level %d", tab[5].Bits, g.level[0])
+	}
+	faults(g, tab, 4, 4, false) // the fifth: majority, the whole block
+	for p := 0; p < 8; p++ {
+		if tab[p].Bits != Duplication {
+			t.Fatalf("page %d not promoted: %v", p, tab[p].Bits)
+		}
+	}
+	if g.level[0] != 1 || tab[8].Bits != OnTouch {
+		t.Fatalf("group bits %d, page 8 %v", g.level[0], tab[8].Bits)
+	}
+	// A neighbour applies the predicted scheme at its next fault.
+	if d := g.Decide(Fault{GPU: 1, Page: 6}, tab[6]); d.Action != Duplicate {
+		t.Fatalf("predicted neighbour resolved with %v", d.Action)
+	}
+	// Five 8-page blocks of the first 64 in duplication lift the 64-group.
+	for b := uint64(1); b < 5; b++ {
+		for p := b * 8; p < b*8+5; p++ {
+			faults(g, tab, p, 4, false)
+		}
+	}
+	if g.level[0] != 2 || tab[63].Bits != Duplication {
+		t.Fatalf("64-page group not promoted: level %d, page 63 %v", g.level[0], tab[63].Bits)
+	}
+	// A write-shared page inside demotes: its 8-block splits to pages, the
+	// other seven blocks stay 8-page groups.
+	faults(g, tab, 10, 4, true)
+	if tab[10].Bits != AccessCounter || g.level[0] != 1 || g.level[8] != 0 || g.level[16] != 1 {
+		t.Fatalf("demotion: page 10 %v, levels %d %d %d", tab[10].Bits, g.level[0], g.level[8], g.level[16])
+	}
+	st := g.Stats()
+	if st["promotions"] != 6 || st["demotions"] != 1 || st["predicted_pages"] == 0 {
+		t.Fatalf("stats %v", st)
+	}
+}
+
+func TestGRITPACache(t *testing.T) {
+	g, tab := newGRITFixture(t, 256, DefaultConfig())
+	faults(g, tab, 1, 2, false)
+	if st := g.Stats(); st["pa_cache_hits"] != 1 || st["pa_cache_misses"] != 1 {
+		t.Fatalf("a second fault on a page must hit: %v", st)
+	}
+	// 5 pages mapping to one set of a 4-way cache: the first is evicted.
+	for p := uint64(16); p <= 16*5; p += 16 {
+		faults(g, tab, p, 1, false)
+	}
+	before := g.Stats()["pa_cache_misses"]
+	faults(g, tab, 16, 1, false)
+	if g.Stats()["pa_cache_misses"] != before+1 || g.Stats()["pa_cache_writebacks"] == 0 {
+		t.Fatalf("LRU eviction and write-back not modelled: %v", g.Stats())
+	}
+}

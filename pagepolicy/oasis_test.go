@@ -1,0 +1,148 @@
+package pagepolicy
+
+import (
+	"testing"
+
+	"github.com/mgpu-sim/mgpu/objtable"
+)
+
+// oasisFixture builds an OASIS policy over two objects of 2 MB each.
+func oasisFixture(t *testing.T, name string, c Config) (Policy, []*objtable.Object) {
+	t.Helper()
+	p, err := New(name, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := objtable.Tagging{IDBits: 4, ConfigBit: 1}
+	if p.(Untagged).UntaggedPointers() {
+		tag.ConfigBit = 0
+	}
+	a, _ := objtable.NewAllocator(tag, 2<<20)
+	a.MustMalloc(2<<20, "A")
+	a.MustMalloc(2<<20, "B")
+	for _, o := range a.Objects() {
+		if err := p.(ObjectObserver).Allocated(o, tag); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p, a.Objects()
+}
+
+func TestOASISOPController(t *testing.T) {
+	onGPU0 := Page{Owner: 0, Copies: 1}
+	type step struct {
+		launch   []int // kernel launch before the fault
+		obj      int
+		gpu      int
+		write    bool
+		prot     bool
+		page     Page
+		action   Action
+		bits     Bits
+		wantCost bool
+	}
+	c := DefaultConfig()
+	c.ResetThreshold = 3
+	for _, name := range []string{"oasis", "oasis-inmem"} {
+		for _, tc := range []struct {
+			name  string
+			steps []step
+		}{
+			{"first touch is on-touch and skips the O-Table", []step{
+				{obj: 0, gpu: 0, page: Page{Owner: Host}, action: Migrate, bits: OnTouch},
+				{obj: 0, gpu: 1, write: true, page: Page{Owner: Host}, action: Migrate, bits: OnTouch},
+			}},
+			{"a shared read learns duplication, later writes collapse", []step{
+				{obj: 0, gpu: 1, page: onGPU0, action: Duplicate, bits: Duplication, wantCost: true},
+				{obj: 0, gpu: 2, write: true, page: Page{Owner: 0, Copies: 3}, action: Collapse, bits: Duplication, wantCost: true},
+			}},
+			{"a shared write learns access-counter", []step{
+				{obj: 1, gpu: 1, write: true, page: onGPU0, action: MapRemote, bits: AccessCounter},
+				{obj: 1, gpu: 2, page: onGPU0, action: MapRemote, bits: AccessCounter},
+			}},
+			{"objects learn independently", []step{
+				{obj: 0, gpu: 1, page: onGPU0, action: Duplicate, bits: Duplication},
+				{obj: 1, gpu: 1, write: true, page: onGPU0, action: MapRemote, bits: AccessCounter},
+				{obj: 0, gpu: 2, page: onGPU0, action: Duplicate, bits: Duplication},
+			}},
+			{"the reset threshold relearns (implicit phase)", []step{
+				{obj: 0, gpu: 1, page: onGPU0, action: Duplicate, bits: Duplication},
+				{obj: 0, gpu: 2, page: onGPU0, action: Duplicate, bits: Duplication},
+				{obj: 0, gpu: 3, page: onGPU0, action: Duplicate, bits: Duplication}, // count 3: reset
+				{obj: 0, gpu: 1, write: true, page: onGPU0, action: MapRemote, bits: AccessCounter},
+			}},
+			{"a kernel launch relearns (explicit phase)", []step{
+				{obj: 0, gpu: 1, page: onGPU0, action: Duplicate, bits: Duplication},
+				{launch: []int{1}, obj: 0, gpu: 2, write: true, page: onGPU0, action: Migrate, bits: Duplication},
+				{launch: []int{0}, obj: 0, gpu: 1, write: true, page: onGPU0, action: MapRemote, bits: AccessCounter},
+			}},
+			{"an evicted page with policy bits is shared (§VI-D)", []step{
+				{obj: 1, gpu: 1, write: true, page: onGPU0, action: MapRemote, bits: AccessCounter},
+				{obj: 1, gpu: 2, page: Page{Owner: Host, Bits: AccessCounter}, action: Migrate, bits: AccessCounter},
+			}},
+			{"a protection fault is shared", []step{
+				{obj: 0, gpu: 1, write: true, prot: true, page: Page{Owner: 1, Copies: 2, Bits: Duplication}, action: MapRemote, bits: AccessCounter},
+			}},
+		} {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				p, objs := oasisFixture(t, name, c)
+				for i, s := range tc.steps {
+					if s.launch != nil {
+						p.(KernelObserver).KernelLaunch(s.launch)
+					}
+					o := objs[s.obj]
+					f := Fault{GPU: s.gpu, Page: o.FirstPage(4096) + uint64(i), Write: s.write || s.prot, Protection: s.prot, Object: o.ID, Ptr: o.Ptr + uint64(i)*4096}
+					d := p.Decide(f, s.page)
+					if d.Action != s.action || d.Bits != s.bits {
+						t.Fatalf("step %d: %v/%v, want %v/%v", i, d.Action, d.Bits, s.action, s.bits)
+					}
+					if s.wantCost && (d.LookupNs <= 0 || d.Overlapped) {
+						t.Fatalf("step %d: a shared fault's O-Table lookup must cost time after the walk, got %v ns overlapped %v", i, d.LookupNs, d.Overlapped)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestOASISStatsAndHistory(t *testing.T) {
+	c := DefaultConfig()
+	c.ResetThreshold = 2
+	p, objs := oasisFixture(t, "oasis", c)
+	o := objs[0]
+	shared := Page{Owner: 0, Copies: 1}
+	fault := func(write bool) { p.Decide(Fault{GPU: 1, Write: write, Object: o.ID, Ptr: o.Ptr, TimeNs: 5}, shared) }
+	fault(false)
+	fault(false) // count 2: implicit reset
+	fault(true)  // relearned: access-counter
+	p.(KernelObserver).KernelLaunch([]int{0})
+	fault(false) // learned again: duplication
+	st := p.(Reporter).Stats()
+	for k, want := range map[string]float64{"shared_faults": 4, "implicit_resets": 1, "implicit_phases": 1, "explicit_resets": 1, "explicit_phases": 1, "policy_changes": 2, "policies_learned": 3} {
+		if st[k] != want {
+			t.Errorf("%s = %v, want %v", k, st[k], want)
+		}
+	}
+	h := p.(Historian).History()
+	if len(h) != 3 || h[0].Policy != "duplication" || h[1].Policy != "access-counter" || h[1].Cause != "relearned" || h[2].Policy != "duplication" {
+		t.Fatalf("history %+v", h)
+	}
+}
+
+func TestOASISInMemCachesLookups(t *testing.T) {
+	p, objs := oasisFixture(t, "oasis-inmem", DefaultConfig())
+	o := objs[1]
+	f := Fault{GPU: 1, Object: o.ID, Ptr: o.Ptr}
+	if objtable.Strip(o.Ptr) != o.Ptr {
+		t.Fatalf("OASIS-InMem pointer %#x carries a tag", o.Ptr)
+	}
+	first := p.Decide(f, Page{Owner: 0, Copies: 1})
+	second := p.Decide(f, Page{Owner: 0, Copies: 1})
+	if !(first.LookupNs > second.LookupNs) || first.Bits != Duplication {
+		t.Fatalf("first lookup %v ns, second %v ns: the LLC must make later ones cheaper; bits %v", first.LookupNs, second.LookupNs, first.Bits)
+	}
+	st := p.(Reporter).Stats()
+	if st["shadow_map_l1_bytes"] != 128<<20 || st["shadow_map_l2_tables"] < 1 {
+		t.Fatalf("shadow map use not reported: %v", st)
+	}
+}
