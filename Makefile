@@ -10,7 +10,7 @@ build:
 
 # The default simulation: mm (OASIS Table II size) on 4 GPUs.
 run: build
-	$(BIN) run --workload mm --gpus 4 --policy on-touch --out results/run.json
+	$(BIN) run --workload mm --gpus 4 --policy oasis --out results/run.json
 
 test:
 	$(GO) test ./...

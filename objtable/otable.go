@@ -44,6 +44,8 @@ type OTable struct {
 	// Hits and Misses count lookups; a miss (the entry was evicted or
 	// never created) installs a fresh entry.
 	Hits, Misses uint64
+	// Evictions counts live entries the LRU replaced.
+	Evictions uint64
 }
 
 // NewOTable makes a table of size entries (0: unbounded).
@@ -74,6 +76,7 @@ func (t *OTable) Allocate(id int) *Entry {
 		}
 		if old := t.entries[slot]; old.valid && t.index[old.ID] == slot {
 			delete(t.index, old.ID)
+			t.Evictions++
 		}
 	} else {
 		t.entries = append(t.entries, Entry{})

@@ -20,7 +20,7 @@ func TestOTableLRU(t *testing.T) {
 	if hit || e.PFCount != 0 || e.Policy != PolicyDuplication {
 		t.Fatalf("a missing object comes back fresh, got %+v hit %v", *e, hit)
 	}
-	if ot.Hits != 1 || ot.Misses != 1 {
+	if ot.Hits != 1 || ot.Misses != 1 || ot.Evictions != 2 {
 		t.Fatalf("hits %d misses %d", ot.Hits, ot.Misses)
 	}
 	ot.Free(0)

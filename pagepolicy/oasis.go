@@ -231,7 +231,8 @@ func (o *oasis) learn(e *objtable.Entry, f Fault) {
 }
 
 // KernelLaunch resets the PF Count of every argument object's entry: the
-// explicit phase change of §V-D.
+// explicit phase change of §V-D. A launch counts as a phase change when it
+// resets an object that had learned a policy.
 func (o *oasis) KernelLaunch(args []int) {
 	o.launches++
 	reset := false
@@ -240,10 +241,14 @@ func (o *oasis) KernelLaunch(args []int) {
 		if !o.inmem {
 			id = a & (1<<o.tag.IDBits - 1)
 		}
-		if e := o.table.Peek(id); e != nil && e.PFCount != 0 {
-			e.PFCount = 0
+		e := o.table.Peek(id)
+		if e == nil {
+			continue
+		}
+		e.PFCount = 0
+		delete(o.implicit, id)
+		if _, learned := o.last[id]; learned {
 			o.st.explicitResets++
-			delete(o.implicit, id)
 			reset = true
 		}
 	}
@@ -265,6 +270,7 @@ func (o *oasis) Stats() map[string]float64 {
 		"policy_changes":   float64(o.st.changes),
 		"otable_hits":      float64(o.table.Hits),
 		"otable_misses":    float64(o.table.Misses),
+		"otable_evictions": float64(o.table.Evictions),
 	}
 	if o.inmem {
 		l1, l2 := o.shadow.Bytes()

@@ -146,3 +146,42 @@ func TestOASISInMemCachesLookups(t *testing.T) {
 		t.Fatalf("shadow map use not reported: %v", st)
 	}
 }
+
+// TestOASISStateMachine walks every transition of OASIS Fig. 13(b) with
+// reset threshold 2, and checks that no shared fault ever gets on-touch.
+func TestOASISStateMachine(t *testing.T) {
+	type f struct {
+		write, prot bool
+		want        Bits
+	}
+	shared := Page{Owner: 0, Copies: 1}
+	for _, c := range []struct {
+		name   string
+		faults []f
+	}{
+		{"① on-touch → access-counter on a shared write", []f{{true, false, AccessCounter}}},
+		{"② on-touch → duplication on a shared read", []f{{false, false, Duplication}}},
+		{"③ access-counter stays under shared writes", []f{{true, false, AccessCounter}, {true, false, AccessCounter}, {true, false, AccessCounter}}},
+		{"④ access-counter → duplication when reads follow the reset", []f{{true, false, AccessCounter}, {false, false, AccessCounter}, {false, false, Duplication}}},
+		{"⑤ duplication → access-counter through protection faults", []f{{false, false, Duplication}, {true, true, Duplication}, {true, true, AccessCounter}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.ResetThreshold = 2
+			p, objs := oasisFixture(t, "oasis", cfg)
+			o := objs[0]
+			for i, x := range c.faults {
+				d := p.Decide(Fault{GPU: 1, Write: x.write, Protection: x.prot, Object: o.ID, Ptr: o.Ptr}, shared)
+				if d.Bits != x.want {
+					t.Fatalf("fault %d: %v, want %v", i, d.Bits, x.want)
+				}
+			}
+			for i := 0; i < 20; i++ { // whatever comes, never on-touch again
+				d := p.Decide(Fault{GPU: 2, Write: i%3 == 0, Protection: i%5 == 0, Object: o.ID, Ptr: o.Ptr}, shared)
+				if d.Bits == OnTouch {
+					t.Fatalf("object returned to on-touch after %d more faults", i)
+				}
+			}
+		})
+	}
+}

@@ -40,3 +40,48 @@ func TestGRITReportsPACache(t *testing.T) {
 		t.Fatalf("GRIT stats %v", r.PolicyStats)
 	}
 }
+
+// TestOASISOnSyntheticPatterns checks what OASIS must learn on each
+// synthetic pattern (issue 4).
+func TestOASISOnSyntheticPatterns(t *testing.T) {
+	run := func(w string) *Result { return mustRun(t, Options{Workload: w, Policy: "oasis", Config: small(4)}) }
+	final := func(r *Result, obj int) string {
+		p := ""
+		for _, h := range r.PolicyHistory {
+			if h.Object == obj {
+				p = h.Policy
+			}
+		}
+		return p
+	}
+	if r := run("private"); r.PolicyStats["otable_hits"]+r.PolicyStats["otable_misses"] != 0 || r.PolicyStats["shared_faults"] != 0 {
+		t.Errorf("private consulted the O-Table: %v", r.PolicyStats)
+	}
+	if r := run("shared-read"); final(r, 0) != "duplication" {
+		t.Errorf("shared-read input ends in %q, history %+v", final(r, 0), r.PolicyHistory)
+	}
+	if r := run("pingpong"); final(r, 0) != "access-counter" {
+		t.Errorf("pingpong ends in %q, history %+v", final(r, 0), r.PolicyHistory)
+	}
+	r := run("phases")
+	if r.PolicyStats["explicit_phases"] == 0 {
+		t.Errorf("phases: no explicit phase change: %v", r.PolicyStats)
+	}
+	sawExplicit := false
+	for i, h := range r.PolicyHistory {
+		if i > 0 && h.Cause == "learned" && h.Policy != r.PolicyHistory[i-1].Policy {
+			sawExplicit = true
+		}
+	}
+	if !sawExplicit {
+		t.Errorf("phases: no relearning at a kernel boundary: %+v", r.PolicyHistory)
+	}
+	r = run("swap")
+	sawImplicit := false
+	for _, h := range r.PolicyHistory {
+		sawImplicit = sawImplicit || h.Cause == "relearned"
+	}
+	if !sawImplicit || r.PolicyStats["implicit_phases"] == 0 || r.Kernels != 1 {
+		t.Errorf("swap: no relearning through the implicit reset (%d launches): %v %+v", r.Kernels, r.PolicyStats, r.PolicyHistory)
+	}
+}
