@@ -32,6 +32,9 @@ type Options struct {
 	Size       string
 	Iterations int
 	Config     Config
+	// Sets records the --set overrides that made Config, for the result's
+	// readers (sweeps group by them); Config already includes them.
+	Sets map[string]string
 	// Observer, if set, sees every page access (the characteriser).
 	Observer gpu.AccessObserver
 }

@@ -56,16 +56,17 @@ type ObjectInfo struct {
 // Result is everything a run reports. It holds no wall-clock data, so the
 // same seed and config give a byte-identical JSON file.
 type Result struct {
-	Workload  string      `json:"workload"`
-	Policy    string      `json:"policy"`
-	GPUs      int         `json:"gpus"`
-	Seed      uint64      `json:"seed"`
-	Scale     float64     `json:"scale"`
-	Size      string      `json:"size"`
-	Version   string      `json:"version"`
-	Config    Config      `json:"config"`
-	SimTimeNs float64     `json:"sim_time_ns"`
-	Footprint units.Bytes `json:"footprint"`
+	Workload  string            `json:"workload"`
+	Policy    string            `json:"policy"`
+	GPUs      int               `json:"gpus"`
+	Seed      uint64            `json:"seed"`
+	Scale     float64           `json:"scale"`
+	Size      string            `json:"size"`
+	Version   string            `json:"version"`
+	Config    Config            `json:"config"`
+	Sets      map[string]string `json:"sets,omitempty"`
+	SimTimeNs float64           `json:"sim_time_ns"`
+	Footprint units.Bytes       `json:"footprint"`
 	// GPUCapacity is the memory each GPU may use: gpu.memory, or less
 	// under oversubscription.
 	GPUCapacity units.Bytes            `json:"gpu_capacity"`
@@ -94,7 +95,7 @@ func (s *System) result() *Result {
 	c := s.opts.Config
 	r := &Result{
 		Workload: s.opts.Workload, Policy: s.driver.Policy().Name(), GPUs: c.GPUs,
-		Seed: s.opts.Seed, Scale: s.opts.Scale, Size: s.opts.Size, Version: FullVersion(), Config: c,
+		Seed: s.opts.Seed, Scale: s.opts.Scale, Size: s.opts.Size, Version: FullVersion(), Config: c, Sets: s.opts.Sets,
 		SimTimeNs: float64(s.runner.end) * 1e9, Footprint: units.Bytes(s.alloc.Footprint()),
 		GPUCapacity: units.Bytes(uint64(s.capacity) * uint64(c.PageSize)),
 		Kernels:     s.runner.launches, Barriers: s.runner.barriers,

@@ -27,6 +27,11 @@ Usage:
   mgpu run   --workload NAME --policy NAME [--gpus N] [--config f.yaml] [--set key=value]...
              [--seed N] [--scale F] [--size auto|4gpu|8gpu|16gpu] [--out r.json] [--csv r.csv]
   mgpu list  workloads, policies, and every config key with its default and source
+  mgpu sweep spec.yaml [--jobs N] [--emit slurm|list] [--tasks T --task i]
+  mgpu collect DIR [--csv out.csv]
+  mgpu figure NAME [--quick] [--jobs N] [--out figures]   (names: fig2 fig15 fig16 fig17 fig18
+             fig19 fig21 fig22 fig23 fig24 fig25 grit-threshold)
+  mgpu plot data.csv --kind bars|stacked
 
 Run 'mgpu run -h' for all run flags.
 `
@@ -54,11 +59,19 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = cmdRun(args[1:], stdout, stderr)
 	case "list":
 		err = cmdList(stdout)
+	case "sweep":
+		err = cmdSweep(args[1:], stdout, stderr)
+	case "collect":
+		err = cmdCollect(args[1:], stdout, stderr)
+	case "figure":
+		err = cmdFigure(args[1:], stdout, stderr)
+	case "plot":
+		err = cmdPlot(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = badInput("unknown command %q: valid commands are run, list", args[0])
+		err = badInput("unknown command %q: valid commands are run, list, sweep, collect, figure, plot, characterize", args[0])
 	}
 	if err == nil {
 		return 0

@@ -91,6 +91,21 @@ func (f *runFlags) buildConfig(fs *flag.FlagSet) (platform.Config, error) {
 	return cfg, nil
 }
 
+// setMap is the --set overrides as a map, recorded in the result so a
+// sweep's CSV can group by them.
+func (f *runFlags) setMap() map[string]string {
+	if len(f.sets) == 0 {
+		return nil
+	}
+	m := map[string]string{}
+	for _, kv := range f.sets {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return m
+}
+
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	f, fs, err := parseRunFlags(args, stderr)
 	if err != nil {
@@ -110,7 +125,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return badInput("--scale %g: must be positive", f.scale)
 	}
 	opts := platform.Options{Workload: f.workload, Policy: f.policy, Seed: f.seed, Scale: f.scale,
-		Size: f.size, Iterations: f.iterations, Config: cfg}
+		Size: f.size, Iterations: f.iterations, Config: cfg, Sets: f.setMap()}
 	log.Info().Str("workload", f.workload).Str("policy", f.policy).Int("gpus", cfg.GPUs).Msg("building")
 	sys, err := platform.Build(opts)
 	if err != nil {

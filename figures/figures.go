@@ -1,0 +1,323 @@
+// Package figures names the OASIS (and GRIT) figures as sweeps plus a
+// reduction: which runs a figure needs, and how their results become one
+// value per application and series. Plotting is in plot.go.
+package figures
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/platform"
+	"github.com/mgpu-sim/mgpu/sweep"
+)
+
+// PaperWorkloads are the eleven OASIS applications (Table II), in the
+// paper's order.
+var PaperWorkloads = []string{"bfs", "c2d", "fft", "i2c", "mm", "mt", "pr", "st", "lenet", "vgg16", "resnet18"}
+
+// Available lists the paper workloads this build has.
+func Available() []string {
+	have := benchmarks.Names()
+	var out []string
+	for _, w := range PaperWorkloads {
+		if slices.Contains(have, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Selector picks one run per application: by policy, GPU count and the
+// exact set of overrides.
+type Selector struct {
+	Policy string
+	GPUs   int
+	Sets   map[string]string
+}
+
+func (s Selector) match(r *platform.Result) bool {
+	return r.Policy == s.Policy && (s.GPUs == 0 || r.GPUs == s.GPUs) && maps.Equal(s.Sets, r.Sets)
+}
+
+// Metric is what a series plots.
+type Metric int
+
+// Metrics.
+const (
+	// Speedup is the baseline's sim time over the run's.
+	Speedup Metric = iota
+	// Faults is the run's page faults over the baseline's.
+	Faults
+	// ShareOnTouch, ShareAccessCounter and ShareDuplication are the share
+	// of the run's L2 TLB misses under each PTE policy-bit value.
+	ShareOnTouch
+	ShareAccessCounter
+	ShareDuplication
+)
+
+// Series is one bar per application.
+type Series struct {
+	Label  string
+	Run    Selector
+	Base   Selector
+	Metric Metric
+}
+
+// Figure is a named experiment.
+type Figure struct {
+	Name, Title, YLabel string
+	// Stacked draws the series on top of each other (shares).
+	Stacked bool
+	// Specs are the sweeps the figure needs (their union).
+	Specs  func(workloads []string) []sweep.Spec
+	Series []Series
+}
+
+var ot4 = Selector{Policy: "on-touch", GPUs: 4}
+
+func sel(policy string, gpus int, kv ...string) Selector {
+	s := Selector{Policy: policy, GPUs: gpus}
+	if len(kv) > 0 {
+		s.Sets = map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			s.Sets[kv[i]] = kv[i+1]
+		}
+	}
+	return s
+}
+
+func speedups(base Selector, runs ...Selector) []Series {
+	var out []Series
+	for _, r := range runs {
+		label := r.Policy
+		for _, k := range slices.Sorted(maps.Keys(r.Sets)) {
+			label += " " + k[strings.LastIndex(k, ".")+1:] + "=" + r.Sets[k]
+		}
+		if r.GPUs != base.GPUs || r.GPUs != 4 {
+			label += fmt.Sprintf(" %dGPU", r.GPUs)
+		}
+		out = append(out, Series{Label: label, Run: r, Base: base, Metric: Speedup})
+	}
+	return out
+}
+
+func spec(w []string, policies []string, gpus []int, size string, sets map[string][]string) sweep.Spec {
+	return sweep.Spec{Workloads: w, Policies: policies, GPUs: gpus, Size: size, Sets: sets}
+}
+
+// policies of fig. 15 in the paper's order.
+var fig15Policies = []string{"on-touch", "access-counter", "duplication", "oasis", "oasis-inmem", "ideal"}
+
+// All lists the figures by name.
+func All() []Figure {
+	fig15 := Figure{
+		Name: "fig15", Title: "OASIS Fig. 15: speedup over on-touch (4 GPUs)", YLabel: "speedup over on-touch",
+		Specs: func(w []string) []sweep.Spec { return []sweep.Spec{spec(w, fig15Policies, []int{4}, "", nil)} },
+		Series: speedups(ot4, sel("access-counter", 4), sel("duplication", 4), sel("oasis", 4),
+			sel("oasis-inmem", 4), sel("ideal", 4)),
+	}
+	fig2 := fig15
+	fig2.Name, fig2.Title = "fig2", "OASIS Fig. 2: uniform policies and Ideal over on-touch (4 GPUs)"
+	fig2.Series = speedups(ot4, sel("access-counter", 4), sel("duplication", 4), sel("ideal", 4))
+	onePolicy := func(name, title, key, value string, policies ...string) Figure {
+		var runs []Selector
+		for _, p := range policies[1:] {
+			runs = append(runs, sel(p, 4, key, value))
+		}
+		return Figure{Name: name, Title: title, YLabel: "speedup over on-touch",
+			Specs: func(w []string) []sweep.Spec {
+				return []sweep.Spec{spec(w, policies, []int{4}, "", map[string][]string{key: {value}})}
+			},
+			Series: speedups(sel(policies[0], 4, key, value), runs...)}
+	}
+	figs := []Figure{fig2, fig15,
+		{Name: "fig16", Title: "OASIS Fig. 16: reset thresholds 4, 8, 32", YLabel: "speedup over on-touch",
+			Specs: func(w []string) []sweep.Spec {
+				return []sweep.Spec{spec(w, []string{"on-touch"}, []int{4}, "", nil),
+					spec(w, []string{"oasis"}, []int{4}, "", map[string][]string{"policy.reset_threshold": {"4", "8", "32"}})}
+			},
+			Series: speedups(ot4, sel("oasis", 4, "policy.reset_threshold", "4"), sel("oasis", 4, "policy.reset_threshold", "8"),
+				sel("oasis", 4, "policy.reset_threshold", "32"))},
+		{Name: "fig17", Title: "OASIS Fig. 17: 8 and 16 GPUs (Table III sizes)", YLabel: "speedup over on-touch",
+			Specs: func(w []string) []sweep.Spec {
+				return []sweep.Spec{spec(w, []string{"on-touch", "oasis"}, []int{8, 16}, "", nil)}
+			},
+			Series: append(speedups(sel("on-touch", 8), sel("oasis", 8)), speedups(sel("on-touch", 16), sel("oasis", 16))...)},
+		{Name: "fig18", Title: "OASIS Fig. 18: 16-GPU input sizes on 4 GPUs", YLabel: "speedup over on-touch",
+			Specs: func(w []string) []sweep.Spec {
+				return []sweep.Spec{spec(w, []string{"on-touch", "access-counter", "duplication", "oasis"}, []int{4}, benchmarks.Size16GPU, nil)}
+			},
+			Series: speedups(ot4, sel("access-counter", 4), sel("duplication", 4), sel("oasis", 4))},
+		onePolicy("fig19", "OASIS Fig. 19: 2 MB pages", "page_size", "2MB", "on-touch", "access-counter", "duplication", "oasis"),
+		onePolicy("fig21", "OASIS Fig. 21: pages initially spread over the GPUs", "placement", "spread", "on-touch", "oasis"),
+		{Name: "fig22", Title: "OASIS Fig. 22: OASIS vs GRIT", YLabel: "speedup over on-touch",
+			Specs: func(w []string) []sweep.Spec {
+				return []sweep.Spec{spec(w, []string{"on-touch", "grit", "oasis"}, []int{4}, "", nil)}
+			},
+			Series: speedups(ot4, sel("grit", 4), sel("oasis", 4))},
+		{Name: "fig23", Title: "OASIS Fig. 23: L2 TLB misses by PTE policy bits under OASIS", YLabel: "share of L2 TLB misses", Stacked: true,
+			Specs: func(w []string) []sweep.Spec { return []sweep.Spec{spec(w, []string{"oasis"}, []int{4}, "", nil)} },
+			Series: []Series{{Label: "on-touch", Run: sel("oasis", 4), Metric: ShareOnTouch},
+				{Label: "access-counter", Run: sel("oasis", 4), Metric: ShareAccessCounter},
+				{Label: "duplication", Run: sel("oasis", 4), Metric: ShareDuplication}}},
+		{Name: "fig24", Title: "OASIS Fig. 24: page faults relative to on-touch", YLabel: "page faults / on-touch",
+			Specs: func(w []string) []sweep.Spec {
+				return []sweep.Spec{spec(w, []string{"on-touch", "grit", "oasis"}, []int{4}, "", nil)}
+			},
+			Series: []Series{{Label: "grit", Run: sel("grit", 4), Base: ot4, Metric: Faults},
+				{Label: "oasis", Run: sel("oasis", 4), Base: ot4, Metric: Faults}}},
+		onePolicy("fig25", "OASIS Fig. 25: 150% oversubscription", "oversubscribe", "1.5", "on-touch", "oasis"),
+		{Name: "grit-threshold", Title: "GRIT Fig. 21: fault thresholds 2, 4, 8, 16", YLabel: "speedup over on-touch",
+			Specs: func(w []string) []sweep.Spec {
+				return []sweep.Spec{spec(w, []string{"on-touch"}, []int{4}, "", nil),
+					spec(w, []string{"grit"}, []int{4}, "", map[string][]string{"policy.grit_threshold": {"2", "4", "8", "16"}})}
+			},
+			Series: speedups(ot4, sel("grit", 4, "policy.grit_threshold", "2"), sel("grit", 4, "policy.grit_threshold", "4"),
+				sel("grit", 4, "policy.grit_threshold", "8"), sel("grit", 4, "policy.grit_threshold", "16"))},
+	}
+	return figs
+}
+
+// Names lists the figure names.
+func Names() []string {
+	var n []string
+	for _, f := range All() {
+		n = append(n, f.Name)
+	}
+	return n
+}
+
+// Lookup returns the named figure or an error listing the valid names.
+func Lookup(name string) (Figure, error) {
+	for _, f := range All() {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	return Figure{}, fmt.Errorf("unknown figure %q: valid figures are %s", name, strings.Join(Names(), ", "))
+}
+
+// Runs expands the figure's specs for the given workloads, scale and
+// results directory, without duplicates.
+func (f Figure) Runs(workloads []string, scale float64) ([]sweep.Run, error) {
+	seen := map[string]bool{}
+	var runs []sweep.Run
+	for _, s := range f.Specs(workloads) {
+		s.Scale = scale
+		rs, err := s.Expand()
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			if h := r.Hash(); !seen[h] {
+				seen[h] = true
+				runs = append(runs, r)
+			}
+		}
+	}
+	return runs, nil
+}
+
+// Table is a figure's data: Values[app][series], with an "average" row
+// (the arithmetic mean over applications, as the paper's averages are).
+type Table struct {
+	Series []string
+	Apps   []string
+	Values [][]float64 // NaN where a run is missing
+}
+
+// Reduce turns results into the figure's table.
+func (f Figure) Reduce(results []*platform.Result) Table {
+	t := Table{}
+	for _, s := range f.Series {
+		t.Series = append(t.Series, s.Label)
+	}
+	apps := map[string]bool{}
+	for _, r := range results {
+		apps[r.Workload] = true
+	}
+	for _, w := range PaperWorkloads {
+		if apps[w] {
+			t.Apps = append(t.Apps, w)
+			delete(apps, w)
+		}
+	}
+	t.Apps = append(t.Apps, sortedKeys(apps)...)
+	find := func(app string, s Selector) *platform.Result {
+		for _, r := range results {
+			if r.Workload == app && s.match(r) {
+				return r
+			}
+		}
+		return nil
+	}
+	sum := make([]float64, len(f.Series))
+	cnt := make([]int, len(f.Series))
+	for _, app := range t.Apps {
+		row := make([]float64, len(f.Series))
+		for i, s := range f.Series {
+			row[i] = value(s, find(app, s.Run), find(app, s.Base))
+			if row[i] == row[i] { // not NaN
+				sum[i] += row[i]
+				cnt[i]++
+			}
+		}
+		t.Values = append(t.Values, row)
+	}
+	avg := make([]float64, len(f.Series))
+	for i := range avg {
+		avg[i] = nan
+		if cnt[i] > 0 {
+			avg[i] = sum[i] / float64(cnt[i])
+		}
+	}
+	t.Apps = append(t.Apps, "average")
+	t.Values = append(t.Values, avg)
+	return t
+}
+
+var nan = func() float64 { var z float64; return z / z }()
+
+func value(s Series, r, base *platform.Result) float64 {
+	if r == nil {
+		return nan
+	}
+	misses := float64(r.Totals.L2MissOnTouch + r.Totals.L2MissAccessCounter + r.Totals.L2MissDuplication)
+	share := func(x uint64) float64 {
+		if misses == 0 {
+			return 0
+		}
+		return float64(x) / misses
+	}
+	switch s.Metric {
+	case ShareOnTouch:
+		return share(r.Totals.L2MissOnTouch)
+	case ShareAccessCounter:
+		return share(r.Totals.L2MissAccessCounter)
+	case ShareDuplication:
+		return share(r.Totals.L2MissDuplication)
+	}
+	if base == nil {
+		return nan
+	}
+	if s.Metric == Faults {
+		if base.Totals.PageFaults == 0 {
+			return nan
+		}
+		return float64(r.Totals.PageFaults) / float64(base.Totals.PageFaults)
+	}
+	return base.SimTimeNs / r.SimTimeNs
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var k []string
+	for x := range m {
+		k = append(k, x)
+	}
+	sort.Strings(k)
+	return k
+}

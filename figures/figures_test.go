@@ -1,0 +1,83 @@
+package figures
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mgpu-sim/mgpu/platform"
+	"github.com/mgpu-sim/mgpu/stats"
+)
+
+func res(w, p string, gpus int, ns float64, faults uint64, sets map[string]string) *platform.Result {
+	return &platform.Result{Workload: w, Policy: p, GPUs: gpus, SimTimeNs: ns, Sets: sets,
+		Totals: stats.Counters{PageFaults: faults, L2MissOnTouch: 1, L2MissDuplication: 3}}
+}
+
+func TestReduceNormalisesPerApp(t *testing.T) {
+	f, err := Lookup("fig16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := func(v string) map[string]string { return map[string]string{"policy.reset_threshold": v} }
+	rs := []*platform.Result{
+		res("mm", "on-touch", 4, 100, 10, nil), res("mm", "oasis", 4, 50, 5, th("4")), res("mm", "oasis", 4, 25, 5, th("8")),
+		res("mt", "on-touch", 4, 100, 10, nil), res("mt", "oasis", 4, 100, 5, th("4")),
+	}
+	tab := f.Reduce(rs)
+	if len(tab.Apps) != 3 || tab.Apps[2] != "average" {
+		t.Fatalf("apps %v", tab.Apps)
+	}
+	if tab.Values[0][0] != 2 || tab.Values[0][1] != 4 || !math.IsNaN(tab.Values[0][2]) {
+		t.Fatalf("mm row %v", tab.Values[0])
+	}
+	if tab.Values[2][0] != 1.5 || tab.Values[2][1] != 4 {
+		t.Fatalf("average %v: the mean over the apps that have the run", tab.Values[2])
+	}
+	share, _ := Lookup("fig23")
+	st := share.Reduce([]*platform.Result{res("mm", "oasis", 4, 1, 1, nil)})
+	if st.Values[0][0] != 0.25 || st.Values[0][2] != 0.75 {
+		t.Fatalf("shares %v", st.Values[0])
+	}
+}
+
+func TestEveryFigureExpands(t *testing.T) {
+	for _, f := range All() {
+		runs, err := f.Runs([]string{"mm"}, 0.1)
+		if err != nil || len(runs) == 0 {
+			t.Errorf("%s: %d runs, %v", f.Name, len(runs), err)
+		}
+		if len(f.Series) == 0 || f.Title == "" {
+			t.Errorf("%s: no series or title", f.Name)
+		}
+	}
+	if _, err := Lookup("fig99"); err == nil {
+		t.Fatal("unknown figure accepted")
+	}
+}
+
+func TestCSVRoundTripAndPlot(t *testing.T) {
+	tab := Table{Series: []string{"a", "b"}, Apps: []string{"mm", "average"}, Values: [][]float64{{1.5, math.NaN()}, {1.5, 2}}}
+	var b bytes.Buffer
+	if err := tab.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadCSV(bytes.NewReader(b.Bytes()))
+	if err != nil || back.Values[1][1] != 2 || !math.IsNaN(back.Values[0][1]) || back.Apps[0] != "mm" {
+		t.Fatalf("round trip: %+v %v", back, err)
+	}
+	base := filepath.Join(t.TempDir(), "fig")
+	if err := back.Plot("t", "speedup", false, base); err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range []string{".png", ".svg"} {
+		if st, err := os.Stat(base + ext); err != nil || st.Size() == 0 {
+			t.Fatalf("%s not written: %v", ext, err)
+		}
+	}
+	if _, err := ReadCSV(bytes.NewReader([]byte("x,y\n1,2\n"))); err == nil {
+		t.Fatal("a CSV that is not a figure table was accepted")
+	}
+}

@@ -1,0 +1,131 @@
+package figures
+
+import (
+	"encoding/csv"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// WriteCSV writes the table wide: one row per application (and the
+// average), one column per series.
+func (t Table) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(append([]string{"app"}, t.Series...)); err != nil {
+		return err
+	}
+	for i, app := range t.Apps {
+		row := []string{app}
+		for _, v := range t.Values[i] {
+			if math.IsNaN(v) {
+				row = append(row, "")
+			} else {
+				row = append(row, strconv.FormatFloat(v, 'f', 4, 64))
+			}
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// ReadCSV reads a table written by WriteCSV.
+func ReadCSV(r io.Reader) (Table, error) {
+	recs, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return Table{}, err
+	}
+	if len(recs) < 2 || len(recs[0]) < 2 || recs[0][0] != "app" {
+		return Table{}, fmt.Errorf("not a figure table: want a header 'app,<series>...' and at least one row")
+	}
+	t := Table{Series: recs[0][1:]}
+	for _, rec := range recs[1:] {
+		if len(rec) != len(recs[0]) {
+			return Table{}, fmt.Errorf("row %q has %d fields, header has %d", rec[0], len(rec), len(recs[0]))
+		}
+		t.Apps = append(t.Apps, rec[0])
+		row := make([]float64, len(rec)-1)
+		for i, s := range rec[1:] {
+			row[i] = nan
+			if s == "" {
+				continue
+			}
+			if row[i], err = strconv.ParseFloat(s, 64); err != nil {
+				return Table{}, fmt.Errorf("row %q: %w", rec[0], err)
+			}
+		}
+		t.Values = append(t.Values, row)
+	}
+	return t, nil
+}
+
+// Plot draws the table as grouped bars per application (or stacked bars
+// when stacked), in the papers' style, and saves it as PNG and SVG next to
+// base (base.png, base.svg).
+func (t Table) Plot(title, ylabel string, stacked bool, base string) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = ylabel
+	p.Legend.Top = true
+	p.Legend.Left = false
+	w := vg.Length(max(6, float64(len(t.Apps))*float64(len(t.Series))*0.18+2)) * vg.Inch
+	group := float64(w) * 0.8 / float64(max(1, len(t.Apps)))
+	width := vg.Length(group * 0.8 / float64(max(1, len(t.Series))))
+	if stacked {
+		width = vg.Length(group * 0.6)
+	}
+	var below *plotter.BarChart
+	for i, s := range t.Series {
+		vals := make(plotter.Values, len(t.Apps))
+		for a := range t.Apps {
+			v := t.Values[a][i]
+			if math.IsNaN(v) {
+				v = 0
+			}
+			vals[a] = v
+		}
+		bc, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return err
+		}
+		bc.LineStyle.Width = vg.Length(0)
+		bc.Color = plotutil.Color(i)
+		if stacked {
+			if below != nil {
+				bc.StackOn(below)
+			}
+			below = bc
+		} else {
+			bc.Offset = vg.Length(float64(i)-float64(len(t.Series)-1)/2) * width
+		}
+		p.Add(bc)
+		p.Legend.Add(s, bc)
+	}
+	if !stacked && ylabel != "" {
+		one := plotter.NewFunction(func(float64) float64 { return 1 })
+		one.Color = color.Gray{Y: 96}
+		one.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+		p.Add(one)
+	}
+	p.NominalX(t.Apps...)
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return err
+	}
+	for _, ext := range []string{".png", ".svg"} {
+		if err := p.Save(w, 4*vg.Inch, base+ext); err != nil {
+			return err
+		}
+	}
+	return nil
+}
