@@ -8,17 +8,20 @@ BIN := bin/mgpu
 build:
 	$(GO) build -o $(BIN) ./cmd/mgpu
 
-# The default simulation: mm (OASIS Table II size) on 4 GPUs.
+# The default simulation: mm (OASIS Table II size) on 4 GPUs under OASIS.
 run: build
 	$(BIN) run --workload mm --gpus 4 --policy oasis --out results/run.json
 
 test:
 	$(GO) test ./...
 
-# Go benchmarks, then the wall time of the paper runs at Table II size.
+# Go benchmarks, then the wall time of every paper workload at Table II
+# size on 4 GPUs under on-touch.
+PAPER_WORKLOADS := bfs c2d fft i2c mm mt pr st lenet vgg16 resnet18
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./platform/ ./cache/ ./interconnect/ ./benchmarks/
-	@for w in mt mm; do \
+	@for w in $(PAPER_WORKLOADS); do \
+		$(BIN) list | grep -q "^  $$w " || { echo "$$w: not built yet"; continue; }; \
 		/usr/bin/env time -f "$$w: wall %e s, peak RSS %M KB" $(BIN) run --workload $$w --gpus 4 --policy on-touch | grep -E "on 4 GPUs|mem instructions"; \
 	done
 
