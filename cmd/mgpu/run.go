@@ -43,7 +43,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, *flag.FlagSet, e
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed, recorded in the result")
 	fs.Float64Var(&f.scale, "scale", 1, "footprint scale (1 = the paper's size)")
 	fs.StringVar(&f.size, "size", "auto", "paper size column: auto (follows --gpus), 4gpu, 8gpu, 16gpu")
-	fs.IntVar(&f.iterations, "iterations", 0, "alternations/phases for pingpong and prodcons (0 = default)")
+	fs.IntVar(&f.iterations, "iterations", 0, "iterations for workloads that have them: pingpong, prodcons, phases, swap, st (0 = the workload default)")
 	fs.Float64Var(&f.oversubscribe, "oversubscribe", 0, "oversubscription factor: GPU capacity = footprint / GPUs / F (e.g. 1.5); 0 = off")
 	fs.BoolVar(&f.check, "check", false, "coherence checking mode (slower)")
 	fs.StringVar(&f.out, "out", "", "write the JSON result here")
