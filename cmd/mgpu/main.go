@@ -71,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = badInput("unknown command %q: valid commands are run, list, sweep, collect, figure, plot, characterize", args[0])
+		err = badInput("unknown command %q: valid commands are run, list, sweep, collect, figure, plot", args[0])
 	}
 	if err == nil {
 		return 0
