@@ -32,6 +32,7 @@ Usage:
   mgpu figure NAME [--quick] [--jobs N] [--out figures]   (names: fig2 fig15 fig16 fig17 fig18
              fig19 fig21 fig22 fig23 fig24 fig25 grit-threshold)
   mgpu plot data.csv --kind bars|stacked
+  mgpu characterize --workload NAME [--gpus N] [--scale F] [--size S] [--seed N] [--distribution D] [--out DIR]
 
 Run 'mgpu run -h' for all run flags.
 `
@@ -67,11 +68,13 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = cmdFigure(args[1:], stdout, stderr)
 	case "plot":
 		err = cmdPlot(args[1:], stdout, stderr)
+	case "characterize":
+		err = cmdCharacterize(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = badInput("unknown command %q: valid commands are run, list, sweep, collect, figure, plot", args[0])
+		err = badInput("unknown command %q: valid commands are run, list, sweep, collect, figure, plot, characterize", args[0])
 	}
 	if err == nil {
 		return 0
