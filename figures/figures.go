@@ -39,8 +39,43 @@ type Selector struct {
 	Sets   map[string]string
 }
 
+// match compares the effective values of every overridden key, not the
+// override lists: runs are cached by their full config, so a figure that
+// sets a key to its default (fig16's threshold 8) reuses a run made
+// without the override, and must still find it.
 func (s Selector) match(r *platform.Result) bool {
-	return r.Policy == s.Policy && (s.GPUs == 0 || r.GPUs == s.GPUs) && maps.Equal(s.Sets, r.Sets)
+	if r.Policy != s.Policy || s.GPUs != 0 && r.GPUs != s.GPUs {
+		return false
+	}
+	if maps.Equal(s.Sets, r.Sets) {
+		return true
+	}
+	want := platform.DefaultConfig()
+	for k, v := range s.Sets {
+		if want.Set(k+"="+v) != nil {
+			return false
+		}
+	}
+	have, wanted := configValues(r.Config), configValues(want)
+	for k := range r.Sets {
+		if have[k] != wanted[k] {
+			return false
+		}
+	}
+	for k := range s.Sets {
+		if have[k] != wanted[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func configValues(c platform.Config) map[string]string {
+	out := map[string]string{}
+	for _, k := range platform.Keys(c) {
+		out[k.Key] = k.Value
+	}
+	return out
 }
 
 // Metric is what a series plots.

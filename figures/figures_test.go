@@ -81,3 +81,32 @@ func TestCSVRoundTripAndPlot(t *testing.T) {
 		t.Fatal("a CSV that is not a figure table was accepted")
 	}
 }
+
+// TestSelectorMatchesEffectiveConfig: runs are cached by full config, so
+// fig16's threshold-8 series must find fig15's OASIS run (no override,
+// default threshold 8), and fig15 must not pick up a threshold-4 run.
+func TestSelectorMatchesEffectiveConfig(t *testing.T) {
+	plain := res("mm", "oasis", 4, 50, 5, nil)
+	plain.Config = platform.DefaultConfig()
+	four := res("mm", "oasis", 4, 60, 5, map[string]string{"policy.reset_threshold": "4"})
+	four.Config = platform.DefaultConfig()
+	if err := four.Config.Set("policy.reset_threshold=4"); err != nil {
+		t.Fatal(err)
+	}
+	eight := Selector{Policy: "oasis", GPUs: 4, Sets: map[string]string{"policy.reset_threshold": "8"}}
+	for _, c := range []struct {
+		s    Selector
+		r    *platform.Result
+		want bool
+	}{
+		{eight, plain, true},
+		{eight, four, false},
+		{Selector{Policy: "oasis", GPUs: 4}, four, false},
+		{Selector{Policy: "oasis", GPUs: 4}, plain, true},
+		{Selector{Policy: "oasis", GPUs: 4, Sets: map[string]string{"policy.reset_threshold": "4"}}, four, true},
+	} {
+		if got := c.s.match(c.r); got != c.want {
+			t.Errorf("%+v on run with sets %v: %v, want %v", c.s, c.r.Sets, got, c.want)
+		}
+	}
+}
