@@ -74,9 +74,6 @@ type tensor struct {
 	n    int
 }
 
-// bytes is the tensor's size.
-func (t *tensor) bytes() uint64 { return uint64(t.n) * floatBytes }
-
 // dnet collects the objects and kernel launches of a DNN workload. The
 // first error sticks, so model code can build a whole network and check
 // once.
@@ -187,8 +184,8 @@ func (d *dnet) elementwiseVec(name string, n, vec int, ops ...operand) {
 	d.launch(name, wgs, func(wg, wf int) Stream {
 		base := (wg*dnnWavefronts + wf) * WavefrontSize
 		lanes := min(WavefrontSize, items-base)
-		if lanes <= 0 {
-			return &Loop{}
+		if lanes <= 0 { // past the end: the bounds check after the kernarg load
+			return &Loop{N: 1, Gen: func(_ int, in *Instruction) { genKernarg(in, karg.ptr) }}
 		}
 		return &Loop{N: 1 + len(ops), Gen: func(k int, in *Instruction) {
 			if k == 0 {

@@ -155,7 +155,7 @@ func (s *bfsStream) nextVertex() {
 
 // Next implements Stream.
 func (s *bfsStream) Next(in *Instruction) bool {
-	if s.v0 >= s.v1 {
+	if s.v0 >= s.v1 && s.step > 0 { // past the last vertex: kernarg, bounds check
 		return false
 	}
 	*in = Instruction{Addr: in.Addr}

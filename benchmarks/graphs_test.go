@@ -167,7 +167,8 @@ func TestGraphsDeterministic(t *testing.T) {
 			h, _ := streamHash(ks, 4)
 			return h
 		}
-		if hash(1) != hash(1) || hash(1) == hash(2) {
+		a, b := hash(1), hash(1)
+		if a != b || a == hash(2) {
 			t.Errorf("%s: same seed must give the same accesses, another seed other ones", name)
 		}
 	}
