@@ -161,7 +161,7 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	quick := fs.Bool("quick", false, "smoke run at --scale 0.2")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "runs in parallel")
-	out := fs.String("out", "figures", "directory for the figure's CSV, PNG and SVG")
+	out := fs.String("out", filepath.Join("results", "figures"), "directory for the figure's CSV, PNG and SVG")
 	results := fs.String("results", "results", "per-run results directory (shared across figures, so runs are reused)")
 	name, rest := splitPositional(args)
 	if err := fs.Parse(rest); err != nil {
