@@ -112,13 +112,15 @@ func (t Table) Plot(title, ylabel string, stacked bool, base string) error {
 		p.Add(bc)
 		p.Legend.Add(s, bc)
 	}
-	if !stacked && ylabel != "" {
+	if !stacked { // bars are normalised: mark the baseline
 		one := plotter.NewFunction(func(float64) float64 { return 1 })
 		one.Color = color.Gray{Y: 96}
 		one.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
 		p.Add(one)
 	}
 	p.NominalX(t.Apps...)
+	// Headroom, so the tallest bar clears the title and the legend.
+	p.Y.Max *= 1.15
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return err
 	}
