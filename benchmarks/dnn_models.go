@@ -47,8 +47,9 @@ var (
 // c2d and i2c have no free choice: their 10 and 3 objects follow from the
 // operator sequence plus the kernel-argument object.
 
-// network is a DNN workload defined by a builder: def builds the program
-// for a batch and a channel-width divisor, on a dnet.
+// network is a DNN workload defined by a builder: def declares one
+// training iteration's layers for a channel-width divisor, and build runs
+// it through dmodel.train for the batch and iteration count.
 type network struct {
 	name, desc string
 	size       PaperSize
@@ -57,7 +58,7 @@ type network struct {
 	// network's own widths).
 	width   int
 	variant dnnVariant
-	def     func(d *dnet, v dnnVariant, batch, div, iterations int)
+	def     func(m *dmodel, div int)
 }
 
 // Name implements Workload.
@@ -73,7 +74,7 @@ func (w network) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 		return nil, err
 	}
 	d := newDNet(alloc)
-	w.def(d, w.variant, batch, div, w.iters(p))
+	w.build(d, batch, div, w.iters(p))
 	if d.err != nil {
 		return nil, fmt.Errorf("%s: %w", w.name, d.err)
 	}
@@ -128,9 +129,12 @@ func (w network) footprint(batch, div, iters int) uint64 {
 	if err != nil {
 		panic(err)
 	}
-	d := newDNet(a)
-	w.def(d, w.variant, batch, div, iters)
+	w.build(newDNet(a), batch, div, iters)
 	return a.Footprint()
+}
+
+func (w network) build(d *dnet, batch, div, iters int) {
+	newDModel(d, w.variant, batch).train(iters, func(m *dmodel) { w.def(m, div) })
 }
 
 func init() {
@@ -143,19 +147,18 @@ func init() {
 // i2c is DNN-Mark's image-to-column kernel on its own: a batch of 64 x 32 x
 // 32 images unrolled for a 3x3 convolution with padding 1 and stride 1.
 // Objects: the input, the column matrix (9 times the input) and the
-// kernel arguments. One launch (Caffe's im2col_gpu_kernel over the batch).
+// kernel arguments. One launch (Caffe's im2col_gpu_kernel over the batch)
+// per iteration; the default is one.
 // The workgroups go through the column matrix row by row, so each GPU
 // writes a contiguous range of it (private) and reads the input planes of
 // the channels in its range.
 var i2c = network{
 	name: "i2c", size: I2CSize, iterations: 1,
 	desc: "DNN-Mark im2col: 64x32x32 images unrolled for a 3x3 convolution (gather reads, private column output)",
-	def: func(d *dnet, v dnnVariant, batch, div, _ int) {
-		m := newDModel(d, v, batch)
-		m.fresh = true
+	def: func(m *dmodel, div int) {
 		c := max(1, 64/div)
 		x := m.newAct("input", c, 32, 32, false)
-		col := m.activation("output", c*9*batch*32*32)
+		col := m.activation("output", c*9*m.n*32*32)
 		m.im2col(x, col, 3, 1, 1)
 	},
 }
@@ -173,12 +176,9 @@ var i2c = network{
 var c2d = network{
 	name: "c2d", size: C2DSize, iterations: 1,
 	desc: "DNN-Mark conv2d forward+backward: im2col -> GEMM -> transpose, and back (9 launches)",
-	def: func(d *dnet, v dnnVariant, batch, div, iters int) {
-		m := newDModel(d, v, batch)
-		m.train(iters, func(m *dmodel) {
-			x := m.newAct("input", max(1, 64/div), 32, 32, true)
-			m.conv("conv", x, max(1, 64/div), 3, 1, 1)
-		})
+	def: func(m *dmodel, div int) {
+		x := m.newAct("input", max(1, 64/div), 32, 32, true)
+		m.conv("conv", x, max(1, 64/div), 3, 1, 1)
 	},
 }
 
@@ -190,19 +190,16 @@ var lenet = network{
 	name: "lenet", size: LeNetSize, iterations: 4,
 	variant: dnnVariant{freshPerIteration: true, inplaceReLU: true, reuseCol: true},
 	desc:    "DNN-Mark LeNet training on MNIST shapes, data parallel (im2col/GEMM/transpose convolutions)",
-	def: func(d *dnet, v dnnVariant, batch, div, iters int) {
-		m := newDModel(d, v, batch)
-		m.train(iters, func(m *dmodel) {
-			x, labels := m.input(1, 28, 28)
-			h := m.conv("conv1", x, max(1, 20/div), 5, 1, 0)
-			h = m.maxpool("pool1", h, 2)
-			h = m.conv("conv2", h, max(1, 50/div), 5, 1, 0)
-			h = m.maxpool("pool2", h, 2)
-			h = m.fc("fc1", h, max(1, 500/div))
-			h = m.relu("relu1", h)
-			h = m.fc("fc2", h, 10)
-			m.softmaxLoss(h, labels)
-		})
+	def: func(m *dmodel, div int) {
+		x, labels := m.input(1, 28, 28)
+		h := m.conv("conv1", x, max(1, 20/div), 5, 1, 0)
+		h = m.maxpool("pool1", h, 2)
+		h = m.conv("conv2", h, max(1, 50/div), 5, 1, 0)
+		h = m.maxpool("pool2", h, 2)
+		h = m.fc("fc1", h, max(1, 500/div))
+		h = m.relu("relu1", h)
+		h = m.fc("fc2", h, 10)
+		m.softmaxLoss(h, labels)
 	},
 }
 
@@ -214,25 +211,22 @@ var vgg16 = network{
 	name: "vgg16", size: VGG16Size, iterations: 2, width: 4,
 	variant: dnnVariant{freshPerIteration: true, inplaceReLU: true, momentum: true, reuseCol: true, persistentLabels: true},
 	desc:    "DNN-Mark VGG16 training on Tiny-ImageNet shapes, data parallel",
-	def: func(d *dnet, v dnnVariant, batch, div, iters int) {
-		m := newDModel(d, v, batch)
-		m.train(iters, func(m *dmodel) {
-			x, labels := m.input(3, 64, 64)
-			h := x
-			i := 0
-			for _, group := range [][]int{{64, 64}, {128, 128}, {256, 256, 256}, {512, 512, 512}, {512, 512, 512}} {
-				for _, c := range group {
-					i++
-					h = m.conv(fmt.Sprintf("conv%d", i), h, max(1, c/div), 3, 1, 1)
-					h = m.relu(fmt.Sprintf("relu%d", i), h)
-				}
-				h = m.maxpool(fmt.Sprintf("pool%d", i), h, 2)
+	def: func(m *dmodel, div int) {
+		x, labels := m.input(3, 64, 64)
+		h := x
+		i := 0
+		for _, group := range [][]int{{64, 64}, {128, 128}, {256, 256, 256}, {512, 512, 512}, {512, 512, 512}} {
+			for _, c := range group {
+				i++
+				h = m.conv(fmt.Sprintf("conv%d", i), h, max(1, c/div), 3, 1, 1)
+				h = m.relu(fmt.Sprintf("relu%d", i), h)
 			}
-			h = m.dropout("drop1", m.relu("relu14", m.fc("fc1", h, max(1, 4096/div))))
-			h = m.dropout("drop2", m.relu("relu15", m.fc("fc2", h, max(1, 4096/div))))
-			h = m.fc("fc3", h, 200)
-			m.softmaxLoss(h, labels)
-		})
+			h = m.maxpool(fmt.Sprintf("pool%d", i), h, 2)
+		}
+		h = m.dropout("drop1", m.relu("relu14", m.fc("fc1", h, max(1, 4096/div))))
+		h = m.dropout("drop2", m.relu("relu15", m.fc("fc2", h, max(1, 4096/div))))
+		h = m.fc("fc3", h, 200)
+		m.softmaxLoss(h, labels)
 	},
 }
 
@@ -247,31 +241,28 @@ var resnet18 = network{
 	name: "resnet18", size: ResNet18Size, iterations: 1,
 	variant: dnnVariant{inplaceReLU: true, reuseCol: true, aliasAddGrad: true},
 	desc:    "DNN-Mark ResNet-18 training on Tiny-ImageNet shapes, data parallel",
-	def: func(d *dnet, v dnnVariant, batch, div, iters int) {
-		m := newDModel(d, v, batch)
-		m.train(iters, func(m *dmodel) {
-			x, labels := m.input(3, 64, 64)
-			h := m.relu("relu0", m.batchnorm("bn0", m.conv("conv0", x, max(1, 64/div), 7, 2, 3)))
-			h = m.maxpool("pool0", h, 2)
-			for s, c := range []int{64, 128, 256, 512} {
-				c = max(1, c/div)
-				for b := 0; b < 2; b++ {
-					name := fmt.Sprintf("layer%d.%d", s+1, b)
-					stride := 1
-					if s > 0 && b == 0 {
-						stride = 2
-					}
-					short := h
-					if stride == 2 {
-						short = m.batchnorm(name+".downsample.bn", m.conv(name+".downsample", h, c, 1, 2, 0))
-					}
-					y := m.relu(name+".relu1", m.batchnorm(name+".bn1", m.conv(name+".conv1", h, c, 3, stride, 1)))
-					y = m.batchnorm(name+".bn2", m.conv(name+".conv2", y, c, 3, 1, 1))
-					h = m.relu(name+".relu2", m.add(name+".add", y, short))
+	def: func(m *dmodel, div int) {
+		x, labels := m.input(3, 64, 64)
+		h := m.relu("relu0", m.batchnorm("bn0", m.conv("conv0", x, max(1, 64/div), 7, 2, 3)))
+		h = m.maxpool("pool0", h, 2)
+		for s, c := range []int{64, 128, 256, 512} {
+			c = max(1, c/div)
+			for b := 0; b < 2; b++ {
+				name := fmt.Sprintf("layer%d.%d", s+1, b)
+				stride := 1
+				if s > 0 && b == 0 {
+					stride = 2
 				}
+				short := h
+				if stride == 2 {
+					short = m.batchnorm(name+".downsample.bn", m.conv(name+".downsample", h, c, 1, 2, 0))
+				}
+				y := m.relu(name+".relu1", m.batchnorm(name+".bn1", m.conv(name+".conv1", h, c, 3, stride, 1)))
+				y = m.batchnorm(name+".bn2", m.conv(name+".conv2", y, c, 3, 1, 1))
+				h = m.relu(name+".relu2", m.add(name+".add", y, short))
 			}
-			h = m.fc("fc", m.avgpool("avgpool", h), 200)
-			m.softmaxLoss(h, labels)
-		})
+		}
+		h = m.fc("fc", m.avgpool("avgpool", h), 200)
+		m.softmaxLoss(h, labels)
 	},
 }

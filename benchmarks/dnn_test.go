@@ -1,7 +1,6 @@
 package benchmarks
 
 import (
-	"math"
 	"strings"
 	"testing"
 )
@@ -26,26 +25,14 @@ func loopLen(t *testing.T, s Stream) int {
 
 func TestDNNTables(t *testing.T) {
 	for _, c := range dnnTables {
-		for _, q := range []struct {
-			gpus int
-			size string
-			want uint64
-		}{
-			{4, "auto", c.size.TableII},
-			{8, "auto", c.size.TableIII8},
-			{16, "auto", c.size.TableIII16},
-			{4, "16gpu", c.size.TableIII16},
-		} {
+		for _, q := range paperColumns(c.size) {
 			p := Params{GPUs: q.gpus, Size: q.size, Scale: 1}
 			a, ks := setupTest(t, c.name, p)
 			if got := len(a.Objects()); got != c.objects {
 				t.Errorf("%s: %d objects, want %d (Table II)", c.name, got, c.objects)
 			}
 			fp := a.Footprint()
-			if dev := math.Abs(float64(fp)/float64(q.want) - 1); dev > 0.05 {
-				t.Errorf("%s %d GPUs %s: footprint %.1f MB, want %.0f MB ± 5%%", c.name, q.gpus, q.size,
-					float64(fp)/MiB, float64(q.want)/MiB)
-			}
+			checkFootprint(t, c.name, q, fp)
 			w, _ := New(c.name)
 			batch, div, _ := w.(network).shape(p)
 			col, _ := Column(p)

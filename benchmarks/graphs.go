@@ -69,14 +69,22 @@ func (BFS) Description() string {
 	return "SHOC BFS on an R-MAT graph: one launch per level, data-dependent random gathers and scatters"
 }
 
+// graphBytes is what a graph workload's objects take per vertex and per
+// edge; it sizes the graph to the paper's footprint.
+type graphBytes struct{ vertex, edge int }
+
+var (
+	bfsBytes = graphBytes{8, 4}  // edgeArray and levels per vertex; edgeArrayAux per edge
+	prBytes  = graphBytes{12, 8} // rowOffset, x, y per vertex; col and val per edge
+)
+
 // bfsGraph builds the graph and the BFS depths for p.
 func bfsGraph(p Params) (*csr, []int32, int, error) {
 	fp, err := BFSSize.Footprint(p)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	// edgeArray and levels: 8 B per vertex; edgeArrayAux: 4 B per edge.
-	scale, edges := graphScale(fp, 8, 4)
+	scale, edges := graphScale(fp, bfsBytes.vertex, bfsBytes.edge)
 	g := rmatGraph(scale, edges, p.Seed)
 	r := rand.New(rand.NewPCG(p.Seed, 0xbf5))
 	src := r.IntN(g.vertices())
@@ -278,8 +286,7 @@ func (PageRank) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	// rowOffset, x, y: 12 B per vertex; col and val: 8 B per edge.
-	scale, edges := graphScale(fp, 12, 8)
+	scale, edges := graphScale(fp, prBytes.vertex, prBytes.edge)
 	g := rmatGraph(scale, edges, p.Seed)
 	v := g.vertices()
 	off, err := alloc.MallocManaged(uint64(v+1)*4, "rowOffset")

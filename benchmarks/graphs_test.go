@@ -1,7 +1,6 @@
 package benchmarks
 
 import (
-	"math"
 	"testing"
 )
 
@@ -10,17 +9,9 @@ func TestGraphTables(t *testing.T) {
 		name    string
 		objects int
 		size    PaperSize
-	}{{"bfs", 5, BFSSize}, {"pr", 6, PRSize}} {
-		for _, q := range []struct {
-			gpus int
-			size string
-			want uint64
-		}{
-			{4, "auto", c.size.TableII},
-			{8, "auto", c.size.TableIII8},
-			{16, "auto", c.size.TableIII16},
-			{4, "16gpu", c.size.TableIII16},
-		} {
+		bytes   graphBytes
+	}{{"bfs", 5, BFSSize, bfsBytes}, {"pr", 6, PRSize, prBytes}} {
+		for _, q := range paperColumns(c.size) {
 			if q.gpus != 4 || q.size != "auto" {
 				// The larger columns: the sizing alone (generating their
 				// graphs takes seconds).
@@ -28,15 +19,9 @@ func TestGraphTables(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				pv, pe := 8, 4
-				if c.name == "pr" {
-					pv, pe = 12, 8
-				}
-				s, e := graphScale(fp, pv, pe)
-				got := uint64(pv)<<s + uint64(pe*e)
-				if dev := math.Abs(float64(got)/float64(q.want) - 1); dev > 0.05 {
-					t.Errorf("%s %d GPUs %s: footprint %.1f MB, want %.0f MB ± 5%%", c.name, q.gpus, q.size, float64(got)/MiB, float64(q.want)/MiB)
-				}
+				s, e := graphScale(fp, c.bytes.vertex, c.bytes.edge)
+				got := uint64(c.bytes.vertex)<<s + uint64(c.bytes.edge*e)
+				checkFootprint(t, c.name, q, got)
 				t.Logf("%s %2d GPUs %-5s: 2^%d vertices, %d edges, %.1f MB", c.name, q.gpus, q.size, s, e, float64(got)/MiB)
 				continue
 			}
@@ -45,9 +30,7 @@ func TestGraphTables(t *testing.T) {
 				t.Errorf("%s: %d objects, want %d", c.name, got, c.objects)
 			}
 			fp := a.Footprint()
-			if dev := math.Abs(float64(fp)/float64(q.want) - 1); dev > 0.05 {
-				t.Errorf("%s %d GPUs %s: footprint %.1f MB, want %.0f MB ± 5%%", c.name, q.gpus, q.size, float64(fp)/MiB, float64(q.want)/MiB)
-			}
+			checkFootprint(t, c.name, q, fp)
 			n := 0
 			if q.gpus == 4 && q.size == "auto" {
 				for _, k := range ks {

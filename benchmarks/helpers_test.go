@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"hash/fnv"
+	"math"
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/objtable"
@@ -108,4 +109,32 @@ func streamHash(ks []Kernel, gpus int) (uint64, int) {
 		}
 	}
 	return h.Sum64(), n
+}
+
+// paperColumn is one footprint column of Tables II and III: where a run
+// sizes from, and the footprint the paper gives there.
+type paperColumn struct {
+	gpus int
+	size string
+	want uint64
+}
+
+// paperColumns lists Table II, both Table III columns, and the 16-GPU size
+// on 4 GPUs (fig18).
+func paperColumns(s PaperSize) []paperColumn {
+	return []paperColumn{
+		{4, "auto", s.TableII},
+		{8, "auto", s.TableIII8},
+		{16, "auto", s.TableIII16},
+		{4, "16gpu", s.TableIII16},
+	}
+}
+
+// checkFootprint allows 5% between a built footprint and the paper's.
+func checkFootprint(t *testing.T, name string, q paperColumn, got uint64) {
+	t.Helper()
+	if dev := math.Abs(float64(got)/float64(q.want) - 1); dev > 0.05 {
+		t.Errorf("%s %d GPUs %s: footprint %.1f MB, want %.0f MB ± 5%%", name, q.gpus, q.size,
+			float64(got)/MiB, float64(q.want)/MiB)
+	}
 }
