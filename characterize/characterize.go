@@ -191,31 +191,31 @@ func (o Options) Assign(k *benchmarks.Kernel) [][]int32 {
 	if k.PerDevice {
 		scheme = benchmarks.SchemeContiguous
 	}
-	switch scheme {
-	case benchmarks.SchemeContiguous:
+	if scheme == benchmarks.SchemeContiguous || scheme == benchmarks.SchemeRoundRobin {
+		// Static schemes: the simulator's own dispatcher, drained per GPU.
+		d, err := benchmarks.NewDispatcher(scheme, w, n)
+		if err != nil {
+			return out // no GPUs: nothing to assign
+		}
 		for g := range out {
-			lo, hi := int(int64(g)*int64(w)/int64(n)), int(int64(g+1)*int64(w)/int64(n))
-			for wg := lo; wg < hi; wg++ {
+			for wg, ok := d.Next(g); ok; wg, ok = d.Next(g) {
 				out[g] = append(out[g], int32(wg))
 			}
 		}
-	case benchmarks.SchemeRoundRobin:
-		for wg := 0; wg < w; wg++ {
-			out[wg%n] = append(out[wg%n], int32(wg))
+		return out
+	}
+	// greedy: a first fill of S each, then chunks in turn
+	s := o.Slots(k)
+	c := o.GreedyChunk
+	if c == 0 {
+		c = s
+	}
+	for wg := 0; wg < w; wg++ {
+		g := wg / s
+		if g >= n {
+			g = (wg - n*s) / c % n
 		}
-	default: // greedy: a first fill of S each, then chunks in turn
-		s := o.Slots(k)
-		c := o.GreedyChunk
-		if c == 0 {
-			c = s
-		}
-		for wg := 0; wg < w; wg++ {
-			g := wg / s
-			if g >= n {
-				g = (wg - n*s) / c % n
-			}
-			out[g] = append(out[g], int32(wg))
-		}
+		out[g] = append(out[g], int32(wg))
 	}
 	return out
 }

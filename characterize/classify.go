@@ -1,5 +1,7 @@
 package characterize
 
+import "math/bits"
+
 // Sharing is the private/shared class of a page or an object (OASIS
 // §IV-B).
 type Sharing uint8
@@ -210,9 +212,5 @@ func classOf(mask uint64, flags uint8) (Class, bool) {
 	if mask == 0 || flags == 0 {
 		return 0, false
 	}
-	s := Private
-	if mask&(mask-1) != 0 {
-		s = Shared
-	}
-	return MakeClass(s, PageAccess(flags&flagRead != 0, flags&flagWrite != 0)), true
+	return MakeClass(PageSharing(bits.OnesCount64(mask)), PageAccess(flags&flagRead != 0, flags&flagWrite != 0)), true
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // chunk maps a 2 MB-aligned chunk of the address space to dense 4 KB page
-// indices: page p of the chunk is dense index d+p if p < n.
+// indices: page p of the chunk is dense index d+p if p < n (n is 0 where no
+// object lies).
 type chunk struct {
 	d   uint32
 	n   uint32
@@ -76,10 +77,7 @@ type recorder struct {
 func newRecorder(alloc *objtable.Allocator, kernels []benchmarks.Kernel, o Options, total uint64) *recorder {
 	r := &recorder{o: o, n: o.GPUs, alloc: alloc, kernels: kernels, total: total}
 	var dense, large int
-	r.chunks = make([]chunk, alloc.End()>>(smallShift+largeShift))
-	for i := range r.chunks {
-		r.chunks[i].obj = -1
-	}
+	r.chunks = make([]chunk, alloc.End()>>(smallShift+largeShift)) // n == 0: no object
 	for _, a := range alloc.Objects() {
 		ob := Object{ID: a.ID, Name: a.Name, Size: a.Size, FirstPage: a.FirstPage(SmallPage),
 			Pages: int(a.Pages(SmallPage)), LargePages: int(a.Pages(LargePage)), dense: dense, large: large}
@@ -266,15 +264,12 @@ func (r *recorder) access(g int, write bool, in *benchmarks.Instruction, n int) 
 }
 
 func (r *recorder) record(page, run uint64, g, w int) {
-	c := page >> largeShift
-	if c >= uint64(len(r.chunks)) {
-		r.unmanaged += run
-		r.advance(run, -1, g, w)
-		return
+	var e chunk
+	if c := page >> largeShift; c < uint64(len(r.chunks)) {
+		e = r.chunks[c]
 	}
-	e := r.chunks[c]
 	off := uint32(page & (perLarge - 1))
-	if e.obj < 0 || off >= e.n {
+	if off >= e.n { // outside every object (e.n is 0 there)
 		r.unmanaged += run
 		r.advance(run, -1, g, w)
 		return

@@ -1,7 +1,6 @@
 package characterize
 
 import (
-	"bufio"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -9,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"text/tabwriter"
+
+	"github.com/mgpu-sim/mgpu/atomicfile"
 )
 
 // ObjectClass is the combined object class, e.g. "shared-read-only".
@@ -145,7 +146,7 @@ var CSVFiles = []struct{ Name, Doc string }{
 }
 
 // WriteCSVs writes the CSV files into dir (created if needed), each
-// atomically: a temporary file in dir renamed into place.
+// atomically.
 func (res *Result) WriteCSVs(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cannot create %s: %w", dir, err)
@@ -160,39 +161,20 @@ func (res *Result) WriteCSVs(dir string) error {
 		"pages.csv":          res.writePages,
 	}
 	for _, f := range CSVFiles {
-		if err := writeAtomic(filepath.Join(dir, f.Name), writers[f.Name]); err != nil {
+		write := writers[f.Name]
+		err := atomicfile.Write(filepath.Join(dir, f.Name), func(w io.Writer) error {
+			c := csv.NewWriter(w)
+			if err := write(c); err != nil {
+				return err
+			}
+			c.Flush()
+			return c.Error()
+		})
+		if err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func writeAtomic(path string, write func(*csv.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".characterize-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriterSize(tmp, 1<<16)
-	cw := csv.NewWriter(bw)
-	err = write(cw)
-	if err == nil {
-		cw.Flush()
-		err = cw.Error()
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func u(v uint64) string { return strconv.FormatUint(v, 10) }

@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mgpu-sim/mgpu/atomicfile"
 	"github.com/mgpu-sim/mgpu/platform"
 )
 
@@ -103,21 +103,18 @@ func runOne(dir string, r Run) error {
 	res, err := safeRun(opts)
 	failed := filepath.Join(dir, r.Hash()+".failed.json")
 	if err != nil {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetIndent("", "  ")
-		enc.Encode(Failure{Run: r.Label(), Args: r.Args(), Error: err.Error()})
-		if werr := WriteAtomic(failed, b.Bytes()); werr != nil {
+		werr := atomicfile.Write(failed, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(Failure{Run: r.Label(), Args: r.Args(), Error: err.Error()})
+		})
+		if werr != nil {
 			return werr
 		}
 		return err
 	}
-	var b bytes.Buffer
-	if err := res.WriteJSON(&b); err != nil {
-		return err
-	}
 	os.Remove(failed)
-	return WriteAtomic(ResultPath(dir, r), b.Bytes())
+	return atomicfile.Write(ResultPath(dir, r), res.WriteJSON)
 }
 
 // safeRun turns an internal panic into the run's error, so one broken run
@@ -129,28 +126,6 @@ func safeRun(o platform.Options) (res *platform.Result, err error) {
 		}
 	}()
 	return platform.Run(o)
-}
-
-// WriteAtomic writes data to path through a temporary file and a rename,
-// so a reader never sees half a file and an interrupted sweep leaves none.
-func WriteAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // bar is a one-line progress bar: done/total, failures, elapsed and ETA.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/mgpu-sim/mgpu/atomicfile"
 	"github.com/mgpu-sim/mgpu/figures"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/sweep"
@@ -92,11 +92,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 
 // writeCollected merges the results of runs, read from dir, into a CSV.
 func writeCollected(dir, path string, runs []sweep.Run) error {
-	var b bytes.Buffer
-	if err := sweep.WriteCSV(&b, resultsOf(runs, dir)); err != nil {
-		return err
-	}
-	return sweep.WriteAtomic(path, b.Bytes())
+	return atomicfile.Write(path, func(w io.Writer) error { return sweep.WriteCSV(w, resultsOf(runs, dir)) })
 }
 
 func firstNonEmpty(s ...string) string {
@@ -137,11 +133,7 @@ func cmdCollect(args []string, stdout, stderr io.Writer) error {
 		return inputError{err}
 	}
 	path := firstNonEmpty(*out, filepath.Join(dir, "collected.csv"))
-	var b bytes.Buffer
-	if err := sweep.WriteCSV(&b, res); err != nil {
-		return err
-	}
-	if err := sweep.WriteAtomic(path, b.Bytes()); err != nil {
+	if err := atomicfile.Write(path, func(w io.Writer) error { return sweep.WriteCSV(w, res) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "collected %d results (%d failed runs) into %s\n", len(res), len(fails), path)
@@ -195,11 +187,7 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	if *quick {
 		base += "-quick"
 	}
-	var b bytes.Buffer
-	if err := table.WriteCSV(&b); err != nil {
-		return err
-	}
-	if err := sweep.WriteAtomic(base+".csv", b.Bytes()); err != nil {
+	if err := atomicfile.Write(base+".csv", table.WriteCSV); err != nil {
 		return err
 	}
 	if err := table.Plot(fig.Title, fig.YLabel, fig.Stacked, base); err != nil {
@@ -207,7 +195,9 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s: %d runs (%d reused, %d failed) in %s\n", fig.Name, sum.Total, sum.Skipped, sum.Failed, sum.Wall.Round(1e9))
 	fmt.Fprintf(stdout, "wrote %s.csv, %s.png, %s.svg\n", base, base, base)
-	stdout.Write(b.Bytes())
+	if err := table.WriteCSV(stdout); err != nil {
+		return err
+	}
 	if sum.Failed > 0 {
 		return fmt.Errorf("%d runs failed; their errors are in %s/*.failed.json", sum.Failed, *results)
 	}

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"strings"
 
 	"github.com/rs/zerolog"
 	"github.com/rs/zerolog/log"
 
+	"github.com/mgpu-sim/mgpu/atomicfile"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/units"
 )
@@ -149,12 +149,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	log.Info().Dur("wall", res.Wall()).Msg("done")
 	printSummary(stdout, res)
 	if f.out != "" {
-		if err := writeFile(f.out, res.WriteJSON); err != nil {
+		if err := atomicfile.Write(f.out, res.WriteJSON); err != nil {
 			return err
 		}
 	}
 	if f.csv != "" {
-		if err := writeFile(f.csv, func(w io.Writer) error {
+		if err := atomicfile.Write(f.csv, func(w io.Writer) error {
 			_, err := fmt.Fprintf(w, "%s\n%s\n", platform.CSVHeader(), res.CSVRow())
 			return err
 		}); err != nil {
@@ -162,26 +162,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// writeFile writes atomically: a temp file in the same directory, renamed.
-func writeFile(path string, write func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mgpu-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func printSummary(w io.Writer, r *platform.Result) {
