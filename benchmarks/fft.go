@@ -127,8 +127,7 @@ func (FFT) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs := alloc.Objects()
-	ids := []int{objs[len(objs)-2].ID, objs[len(objs)-1].ID}
+	ids := lastObjects(alloc, 2)
 	return []Kernel{{
 		Name:                   "fft1D_512",
 		Args:                   ids,

@@ -109,11 +109,7 @@ func (BFS) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	levels := alloc.MustMalloc(uint64(v)*4, "levels")
 	flag := alloc.MustMalloc(4, "flag")
 	karg := alloc.MustMalloc(64, "kernarg")
-	objs := alloc.Objects()
-	args := []int{}
-	for _, o := range objs[len(objs)-5:] {
-		args = append(args, o.ID)
-	}
+	args := lastObjects(alloc, 5)
 	maxDepth := int32(0)
 	for _, d := range depth {
 		maxDepth = max(maxDepth, d)
@@ -299,11 +295,7 @@ func (PageRank) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	x := alloc.MustMalloc(uint64(v)*4, "x")
 	y := alloc.MustMalloc(uint64(v)*4, "y")
 	karg := alloc.MustMalloc(64, "kernarg")
-	objs := alloc.Objects()
-	args := []int{}
-	for _, o := range objs[len(objs)-6:] {
-		args = append(args, o.ID)
-	}
+	args := lastObjects(alloc, 6)
 	iters := prIterations
 	if p.Iterations > 0 {
 		iters = p.Iterations

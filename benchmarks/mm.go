@@ -92,11 +92,7 @@ func (MatrixMultiplication) Setup(alloc *objtable.Allocator, p Params) ([]Kernel
 	if err != nil {
 		return nil, err
 	}
-	objs := alloc.Objects()
-	ids := make([]int, 4)
-	for i := range ids {
-		ids[i] = objs[len(objs)-4+i].ID
-	}
+	ids := lastObjects(alloc, 4)
 	a, b, c := ptr[0], ptr[1], ptr[2]
 	tiles := n / Tile
 	last := 1 + 2*tiles

@@ -91,8 +91,7 @@ func (MatrixTranspose) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, err
 	if err != nil {
 		return nil, err
 	}
-	objs := alloc.Objects()
-	ids := []int{objs[len(objs)-3].ID, objs[len(objs)-2].ID, objs[len(objs)-1].ID}
+	ids := lastObjects(alloc, 3)
 	tiles := n / Tile
 	return []Kernel{{
 		Name:                   "matrixTranspose",

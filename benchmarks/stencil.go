@@ -190,11 +190,7 @@ func (Stencil2D) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs := alloc.Objects()
-	ids := make([]int, 3)
-	for i := range ids {
-		ids[i] = objs[len(objs)-3+i].ID
-	}
+	ids := lastObjects(alloc, 3)
 	rowTiles := rows / stLRows
 	wgs := rowTiles * (cols / stLCols)
 	iters := STIterations(p)

@@ -39,6 +39,17 @@ func allocKernarg(alloc *objtable.Allocator, size uint64) (uint64, error) {
 	return alloc.MallocManaged(size, "kernarg")
 }
 
+// lastObjects is the IDs of the k objects allocated last: a kernel's
+// argument list when its set-up allocates exactly its buffers.
+func lastObjects(alloc *objtable.Allocator, k int) []int {
+	objs := alloc.Objects()
+	ids := make([]int, k)
+	for i := range ids {
+		ids[i] = objs[len(objs)-k+i].ID
+	}
+	return ids
+}
+
 // genKernarg fills in the scalar kernel-argument load: one lane.
 func genKernarg(in *Instruction, ptr uint64) {
 	in.Compute = kernargCycles

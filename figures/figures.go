@@ -57,14 +57,11 @@ func (s Selector) match(r *platform.Result) bool {
 		}
 	}
 	have, wanted := configValues(r.Config), configValues(want)
-	for k := range r.Sets {
-		if have[k] != wanted[k] {
-			return false
-		}
-	}
-	for k := range s.Sets {
-		if have[k] != wanted[k] {
-			return false
+	for _, sets := range []map[string]string{r.Sets, s.Sets} {
+		for k := range sets {
+			if have[k] != wanted[k] {
+				return false
+			}
 		}
 	}
 	return true

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/pprof"
 	"strings"
@@ -21,29 +22,72 @@ type setFlags []string
 func (s *setFlags) String() string     { return strings.Join(*s, ",") }
 func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
-type runFlags struct {
-	workload, policy, config, out, csv, size, logLevel string
-	cpuProfile                                         string
-	gpus, iterations                                   int
-	seed                                               uint64
-	scale, oversubscribe                               float64
-	check                                              bool
-	sets                                               setFlags
+// workloadFlags name a workload, its size and the system it runs on; run
+// and characterize share them.
+type workloadFlags struct {
+	workload, config, size string
+	gpus, iterations       int
+	seed                   uint64
+	scale                  float64
+	sets                   setFlags
 }
 
-func parseRunFlags(args []string, stderr io.Writer) (*runFlags, *flag.FlagSet, error) {
-	f := &runFlags{}
-	fs := flag.NewFlagSet("mgpu run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&f.workload, "workload", "mm", "workload to run (see 'mgpu list')")
-	fs.StringVar(&f.policy, "policy", "on-touch", "page-management policy (see 'mgpu list')")
+func (f *workloadFlags) register(fs *flag.FlagSet, verb string) {
+	fs.StringVar(&f.workload, "workload", "mm", "workload to "+verb+" (see 'mgpu list')")
 	fs.IntVar(&f.gpus, "gpus", 4, "number of GPUs, 1 to 64")
 	fs.StringVar(&f.config, "config", "", "YAML config file (keys as in 'mgpu list')")
 	fs.Var(&f.sets, "set", "override a config key: --set key=value (repeatable)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed, recorded in the result")
 	fs.Float64Var(&f.scale, "scale", 1, "footprint scale (1 = the paper's size)")
 	fs.StringVar(&f.size, "size", "auto", "paper size column: auto (follows --gpus), 4gpu, 8gpu, 16gpu")
-	fs.IntVar(&f.iterations, "iterations", 0, "iterations for workloads that have them: pingpong, prodcons, phases, swap, st (0 = the workload default)")
+	fs.IntVar(&f.iterations, "iterations", 0, "iterations for workloads that have them: pingpong, prodcons, phases, swap, st, pr, the DNNs (0 = the workload default)")
+}
+
+// baseConfig applies, in order: defaults, --config, --set, then --gpus if
+// given; it checks --scale, which no config validation sees.
+func (f *workloadFlags) baseConfig(fs *flag.FlagSet) (platform.Config, error) {
+	cfg := platform.DefaultConfig()
+	if !(f.scale > 0) || math.IsInf(f.scale, 0) {
+		return cfg, badInput("--scale %g: must be a positive number", f.scale)
+	}
+	if f.config != "" {
+		c, err := platform.LoadConfig(f.config)
+		if err != nil {
+			return cfg, inputError{err}
+		}
+		cfg = c
+	}
+	for _, kv := range f.sets {
+		if err := cfg.Set(kv); err != nil {
+			return cfg, inputError{err}
+		}
+	}
+	if visited(fs, "gpus") {
+		cfg.GPUs = f.gpus
+	}
+	return cfg, nil
+}
+
+func visited(fs *flag.FlagSet, name string) bool {
+	seen := false
+	fs.Visit(func(fl *flag.Flag) { seen = seen || fl.Name == name })
+	return seen
+}
+
+type runFlags struct {
+	workloadFlags
+	policy, out, csv, logLevel string
+	cpuProfile                 string
+	oversubscribe              float64
+	check                      bool
+}
+
+func parseRunFlags(args []string, stderr io.Writer) (*runFlags, *flag.FlagSet, error) {
+	f := &runFlags{}
+	fs := flag.NewFlagSet("mgpu run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs, "run")
+	fs.StringVar(&f.policy, "policy", "on-touch", "page-management policy (see 'mgpu list')")
 	fs.Float64Var(&f.oversubscribe, "oversubscribe", 0, "oversubscription factor: GPU capacity = footprint / GPUs / F (e.g. 1.5); 0 = off")
 	fs.BoolVar(&f.check, "check", false, "coherence checking mode (slower)")
 	fs.StringVar(&f.out, "out", "", "write the JSON result here")
@@ -59,32 +103,18 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, *flag.FlagSet, e
 	return f, fs, nil
 }
 
-// buildConfig applies, in order: defaults, --config, --set, then explicit
-// flags (--gpus, --check, --oversubscribe).
+// buildConfig is baseConfig, then --check and --oversubscribe if given.
 func (f *runFlags) buildConfig(fs *flag.FlagSet) (platform.Config, error) {
-	cfg := platform.DefaultConfig()
-	if f.config != "" {
-		c, err := platform.LoadConfig(f.config)
-		if err != nil {
-			return cfg, inputError{err}
-		}
-		cfg = c
+	cfg, err := f.baseConfig(fs)
+	if err != nil {
+		return cfg, err
 	}
-	for _, kv := range f.sets {
-		if err := cfg.Set(kv); err != nil {
-			return cfg, inputError{err}
-		}
+	if visited(fs, "check") {
+		cfg.Check = f.check
 	}
-	fs.Visit(func(fl *flag.Flag) {
-		switch fl.Name {
-		case "gpus":
-			cfg.GPUs = f.gpus
-		case "check":
-			cfg.Check = f.check
-		case "oversubscribe":
-			cfg.Oversubscribe = f.oversubscribe
-		}
-	})
+	if visited(fs, "oversubscribe") {
+		cfg.Oversubscribe = f.oversubscribe
+	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, inputError{err}
 	}
@@ -120,9 +150,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	cfg, err := f.buildConfig(fs)
 	if err != nil {
 		return err
-	}
-	if f.scale <= 0 {
-		return badInput("--scale %g: must be positive", f.scale)
 	}
 	opts := platform.Options{Workload: f.workload, Policy: f.policy, Seed: f.seed, Scale: f.scale,
 		Size: f.size, Iterations: f.iterations, Config: cfg, Sets: f.setMap()}
