@@ -3,7 +3,7 @@ GO ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BIN := bin/mgpu
 
-.PHONY: run test bench lint build clean
+.PHONY: run test bench lint build clean golden-full
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mgpu
@@ -14,6 +14,11 @@ run: build
 
 test:
 	$(GO) test ./...
+
+# The full-size fig15 runs (Table II, 4 GPUs, seed 1) against their golden
+# results: the proof that a refactor changed no number (about 10 minutes).
+golden-full:
+	MGPU_GOLDEN_FULL=1 $(GO) test ./platform -run TestGoldenPaperRuns -parallel 2 -timeout 60m
 
 # Go benchmarks, then the wall time of every paper workload at Table II
 # size on 4 GPUs under on-touch.

@@ -1,0 +1,128 @@
+package platform
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/pagepolicy"
+)
+
+var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden from the current simulator")
+
+// goldenJSON is a run's result as the golden files hold it: the whole JSON
+// minus the version, which changes with every commit.
+func goldenJSON(t *testing.T, o Options) []byte {
+	t.Helper()
+	r, err := Run(o)
+	if err != nil {
+		t.Fatalf("%s/%s: %v", o.Workload, o.Policy, err)
+	}
+	r.Version = ""
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// compareGolden checks got against testdata/golden/name, or rewrites it
+// under -update-golden.
+func compareGolden(t *testing.T, dir, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if *updateGolden {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./platform -run Golden -update-golden to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s: result differs from the golden file (%d vs %d bytes); a refactor must keep results byte-identical, a model change must say why and regenerate with -update-golden",
+			name, len(got), len(want))
+	}
+}
+
+// TestGoldenResults runs every workload under every policy at a small
+// scale on 4 GPUs and compares the whole result with the stored one. It is
+// the proof that a refactor changed no number.
+func TestGoldenResults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("golden results: skipped in -short")
+	}
+	for _, w := range benchmarks.Names() {
+		for _, p := range pagepolicy.Names() {
+			t.Run(w+"/"+p, func(t *testing.T) {
+				t.Parallel()
+				c := DefaultConfig()
+				c.GPUs = 4
+				got := goldenJSON(t, Options{Workload: w, Policy: p, Seed: 1, Scale: 0.05, Config: c})
+				compareGolden(t, "testdata/golden", fmt.Sprintf("%s_%s.json", w, p), got)
+			})
+		}
+	}
+}
+
+// TestGoldenPaperRuns compares the full-size fig15 runs (Table II sizes,
+// 4 GPUs, seed 1). It takes several minutes, so it runs only when
+// MGPU_GOLDEN_FULL=1 (make golden-full).
+func TestGoldenPaperRuns(t *testing.T) {
+	if os.Getenv("MGPU_GOLDEN_FULL") != "1" {
+		t.Skip("full-size golden runs: set MGPU_GOLDEN_FULL=1 (make golden-full)")
+	}
+	for _, w := range []string{"bfs", "c2d", "fft", "i2c", "mm", "mt", "pr", "st", "lenet", "vgg16", "resnet18"} {
+		for _, p := range []string{"on-touch", "access-counter", "duplication", "oasis", "oasis-inmem", "ideal"} {
+			t.Run(w+"/"+p, func(t *testing.T) {
+				t.Parallel()
+				c := DefaultConfig()
+				c.GPUs = 4
+				got := goldenJSON(t, Options{Workload: w, Policy: p, Seed: 1, Scale: 1, Config: c})
+				compareGolden(t, "testdata/golden-full", fmt.Sprintf("%s_%s.json", w, p), got)
+			})
+		}
+	}
+}
+
+// TestGoldenVariants covers the paths the defaults do not take: eviction,
+// 2 MB pages, spread placement over a switch, 16 GPUs, 2 MB counter groups.
+func TestGoldenVariants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("golden results: skipped in -short")
+	}
+	variants := []struct {
+		name string
+		set  func(*Config)
+	}{
+		{"oversub-lrm", func(c *Config) { c.Oversubscribe = 1.5 }},
+		{"oversub-lru", func(c *Config) { c.Oversubscribe = 3; c.UVM.Eviction = "lru-4kb" }},
+		{"page2mb", func(c *Config) { c.PageSize = 2 << 20 }},
+		{"spread-switch", func(c *Config) { c.Placement = "spread"; c.Topology = "switch" }},
+		{"gpus16", func(c *Config) { c.GPUs = 16 }},
+		{"acgroup2mb", func(c *Config) { c.Policy.ACGroup = 2 << 20 }},
+	}
+	for _, v := range variants {
+		for _, w := range []string{"mt", "pr", "pingpong", "lenet"} {
+			for _, p := range []string{"on-touch", "access-counter", "duplication", "oasis", "grit"} {
+				t.Run(v.name+"/"+w+"/"+p, func(t *testing.T) {
+					t.Parallel()
+					c := DefaultConfig()
+					c.GPUs = 4
+					v.set(&c)
+					got := goldenJSON(t, Options{Workload: w, Policy: p, Seed: 1, Scale: 0.05, Config: c})
+					compareGolden(t, "testdata/golden-variants", fmt.Sprintf("%s_%s_%s.json", v.name, w, p), got)
+				})
+			}
+		}
+	}
+}
