@@ -14,45 +14,27 @@ import (
 	"strings"
 
 	"github.com/mgpu-sim/mgpu/objtable"
+	"github.com/mgpu-sim/mgpu/trace"
 )
 
-// WavefrontSize is the number of lanes in a wavefront (AMD GCN, as MGPUSim
-// models it).
-const WavefrontSize = 64
+// The instruction stream lives in package trace, so that GPU models can
+// consume it without importing the workloads; these aliases keep the
+// workload code short.
+type (
+	// Instruction is one wavefront memory instruction.
+	Instruction = trace.Instruction
+	// Loop is a Stream of N instructions generated on demand.
+	Loop = trace.Loop
+)
 
-// Instruction is one wavefront memory instruction, preceded by Compute
-// cycles of non-memory work. Addr holds a tagged pointer per active lane;
-// lanes beyond Lanes are ignored. A compute-only instruction has Lanes 0.
-type Instruction struct {
-	Compute int
-	Write   bool
-	Lanes   int
-	Addr    [WavefrontSize]uint64
-}
+// WavefrontSize is the number of lanes in a wavefront.
+const WavefrontSize = trace.WavefrontSize
 
 // Stream yields a wavefront's instructions in program order. Next fills in
 // and reports false when the wavefront has finished. The GPU reuses one
 // Instruction per wavefront, so Next must overwrite every field it relies on.
 type Stream interface {
 	Next(in *Instruction) bool
-}
-
-// Loop is a Stream of N instructions generated on demand by Gen(i, in).
-type Loop struct {
-	N   int
-	Gen func(i int, in *Instruction)
-	i   int
-}
-
-// Next implements Stream.
-func (l *Loop) Next(in *Instruction) bool {
-	if l.i >= l.N {
-		return false
-	}
-	*in = Instruction{Addr: in.Addr} // keep the buffer, reset the rest
-	l.Gen(l.i, in)
-	l.i++
-	return true
 }
 
 // Kernel is one kernel launch (an explicit phase, OASIS §IV-C) or, when
@@ -62,7 +44,12 @@ type Kernel struct {
 	Name string
 	// Args lists the IDs of the objects passed to the kernel. OASIS resets
 	// the O-Table entries of these objects at launch.
-	Args                   []int
+	Args []int
+	// Frees lists the IDs of the objects the program frees (cudaFree)
+	// just before this launch, after every earlier kernel has finished.
+	// The policy sees the frees, then the launch. A Barrier entry is not
+	// a launch and must not free.
+	Frees                  []int
 	Workgroups             int
 	WavefrontsPerWorkgroup int
 	// Wavefront returns the instruction stream of wavefront wf of

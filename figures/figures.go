@@ -1,6 +1,7 @@
 // Package figures names the OASIS (and GRIT) figures as sweeps plus a
 // reduction: which runs a figure needs, and how their results become one
-// value per application and series. Plotting is in plot.go.
+// value per application and series. Drawing is package plots' job: it
+// works from the table's CSV alone.
 package figures
 
 import (
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/platform"
+	"github.com/mgpu-sim/mgpu/plots"
 	"github.com/mgpu-sim/mgpu/sweep"
 )
 
@@ -254,17 +256,12 @@ func (f Figure) Runs(workloads []string, scale float64) ([]sweep.Run, error) {
 	return runs, nil
 }
 
-// Table is a figure's data: Values[app][series], with an "average" row
-// (the arithmetic mean over applications, as the paper's averages are).
-type Table struct {
-	Series []string
-	Apps   []string
-	Values [][]float64 // NaN where a run is missing
-}
-
-// Reduce turns results into the figure's table.
-func (f Figure) Reduce(results []*platform.Result) Table {
-	t := Table{}
+// Reduce turns results into the figure's table: one row per application,
+// then an "average" row (the arithmetic mean over applications, as the
+// paper's averages are), one column per series, NaN where a run is
+// missing.
+func (f Figure) Reduce(results []*platform.Result) plots.Table {
+	t := plots.Table{}
 	for _, s := range f.Series {
 		t.Series = append(t.Series, s.Label)
 	}

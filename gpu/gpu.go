@@ -14,11 +14,11 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
-	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/cache"
 	"github.com/mgpu-sim/mgpu/gmmu"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/stats"
+	"github.com/mgpu-sim/mgpu/trace"
 	"github.com/mgpu-sim/mgpu/uvm"
 )
 
@@ -31,9 +31,27 @@ type MMU interface {
 	NotifyCounter(now sim.VTimeInSec, pages []uint64)
 }
 
+// Stream yields a wavefront's instructions in program order; Next reports
+// false when the wavefront has finished. The GPU reuses one Instruction per
+// wavefront, so Next must overwrite every field it relies on. Declared here,
+// where it is consumed, so the GPU does not depend on who produces it.
+type Stream interface {
+	Next(in *trace.Instruction) bool
+}
+
+// Kernel is what the GPU needs of the running kernel to dispatch its
+// workgroups.
+type Kernel interface {
+	WavefrontsPerWorkgroup() int
+	// Wavefront returns the stream of wavefront wf of workgroup wg on GPU
+	// gpu; it is called when the workgroup is dispatched.
+	Wavefront(wg, wf, gpu int) Stream
+}
+
 // WorkSource is the command processor handing out workgroups.
 type WorkSource interface {
-	Kernel() *benchmarks.Kernel
+	// Kernel is the running kernel, nil between launches.
+	Kernel() Kernel
 	Next(gpu int) (wg int, ok bool)
 	Done(now sim.VTimeInSec, gpu int)
 }
@@ -127,7 +145,7 @@ func (g *Comp) Fill(now sim.VTimeInSec) {
 	if k == nil {
 		return
 	}
-	need := k.WavefrontsPerWorkgroup
+	need := k.WavefrontsPerWorkgroup()
 	for {
 		cu := g.freeCU(need)
 		if cu < 0 {

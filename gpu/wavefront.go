@@ -3,7 +3,7 @@ package gpu
 import (
 	"github.com/sarchlab/akita/v3/sim"
 
-	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/trace"
 	"github.com/mgpu-sim/mgpu/uvm"
 )
 
@@ -21,29 +21,29 @@ const (
 type wavefront struct {
 	evt    wfEvent
 	wg     *workgroup
-	stream benchmarks.Stream
-	inst   benchmarks.Instruction
+	stream Stream
+	inst   trace.Instruction
 	state  wfState
 
 	// The current instruction, coalesced.
 	nLines   int
-	lines    [benchmarks.WavefrontSize]uint64
-	linePage [benchmarks.WavefrontSize]uint8 // index into pages
+	lines    [trace.WavefrontSize]uint64
+	linePage [trace.WavefrontSize]uint8 // index into pages
 	nPages   int
-	pages    [benchmarks.WavefrontSize]uint64
-	ptr      [benchmarks.WavefrontSize]uint64 // a tagged address in each page
-	kind     [benchmarks.WavefrontSize]uvm.MapKind
-	owner    [benchmarks.WavefrontSize]int8
+	pages    [trace.WavefrontSize]uint64
+	ptr      [trace.WavefrontSize]uint64 // a tagged address in each page
+	kind     [trace.WavefrontSize]uvm.MapKind
+	owner    [trace.WavefrontSize]int8
 	// done marks pages whose lines were accessed. Lanes complete page by
 	// page, so a replay only redoes the pages that faulted; this is what
 	// guarantees forward progress when GPUs keep taking pages from each
 	// other.
-	done [benchmarks.WavefrontSize]bool
+	done [trace.WavefrontSize]bool
 
 	// Faults raised by the current instruction.
 	nFaults    int
-	faultPages [benchmarks.WavefrontSize]uint8
-	faultProt  [benchmarks.WavefrontSize]bool
+	faultPages [trace.WavefrontSize]uint8
+	faultProt  [trace.WavefrontSize]bool
 	faultAt    sim.VTimeInSec
 	waiting    int
 	lastRes    uvm.Resolution

@@ -5,9 +5,10 @@ import "math/bits"
 // The uniform baselines of OASIS §II-B and GRIT §II-B.
 
 func init() {
-	Register("access-counter", func(Config) (Policy, error) { return accessCounter{}, nil })
-	Register("duplication", func(Config) (Policy, error) { return duplication{}, nil })
-	Register("ideal", func(Config) (Policy, error) { return ideal{}, nil })
+	Register("access-counter", Traits{}, func(Config, Env) (Policy, error) { return accessCounter{}, nil })
+	Register("duplication", Traits{}, func(Config, Env) (Policy, error) { return duplication{}, nil })
+	// ideal is a bound, not a mechanism: the checker lets it diverge.
+	Register("ideal", Traits{Incoherent: true}, func(Config, Env) (Policy, error) { return ideal{}, nil })
 }
 
 // accessCounter maps a page that lives on another GPU remotely; the GPU
@@ -15,7 +16,7 @@ func init() {
 // group, and the driver migrates the group once a counter reaches the
 // threshold (that part is in the GPU and the driver). A page still on the
 // host migrates on first touch, as the UVM driver does.
-type accessCounter struct{}
+type accessCounter struct{ Base }
 
 func (accessCounter) Name() string { return "access-counter" }
 
@@ -31,7 +32,7 @@ func (accessCounter) Decide(f Fault, p Page) Decision {
 // collapses: every other replica is invalidated and the writer keeps the
 // only, writable copy. A write fault on a page with a single copy migrates
 // it, as on-touch would.
-type duplication struct{}
+type duplication struct{ Base }
 
 func (duplication) Name() string { return "duplication" }
 
@@ -49,11 +50,8 @@ func (duplication) Decide(f Fault, p Page) Decision {
 // duplication and leaves a local copy; every later access from that GPU is
 // local, read or write, and nothing is ever collapsed. It is an upper bound,
 // not a mechanism: its copies are not kept coherent.
-type ideal struct{}
+type ideal struct{ Base }
 
 func (ideal) Name() string { return "ideal" }
 
 func (ideal) Decide(Fault, Page) Decision { return Decision{Action: LocalCopy, Bits: Duplication} }
-
-// Incoherent marks ideal as a bound.
-func (ideal) Incoherent() bool { return true }

@@ -25,27 +25,34 @@ func TestBaselineDecisions(t *testing.T) {
 		{"ideal", Fault{GPU: 1}, host, LocalCopy, Duplication},
 	}
 	for _, c := range cases {
-		p, err := New(c.policy, DefaultConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := p.Decide(c.fault, c.page)
+		d := mustNew(t, c.policy).Decide(c.fault, c.page)
 		if d.Action != c.want || d.Bits != c.bits {
 			t.Errorf("%s on %+v / %+v: %v %v, want %v %v", c.policy, c.fault, c.page, d.Action, d.Bits, c.want, c.bits)
 		}
 	}
-	if b, ok := mustNew(t, "ideal").(Incoherent); !ok || !b.Incoherent() {
+	if tr, err := TraitsOf("ideal"); err != nil || !tr.Incoherent {
 		t.Error("ideal must declare itself a bound")
 	}
-	if _, ok := mustNew(t, "duplication").(Incoherent); ok {
+	if tr, _ := TraitsOf("duplication"); tr.Incoherent {
 		t.Error("duplication is a coherent mechanism")
 	}
 }
 
+// mustNew builds a policy over an 8-page table of host pages.
 func mustNew(t *testing.T, name string) Policy {
-	p, err := New(name, DefaultConfig())
+	t.Helper()
+	p, err := New(name, DefaultConfig(), Env{Table: hostTable(8)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// hostTable is a table of n pages that all live on the host.
+func hostTable(n int) table {
+	t := make(table, n)
+	for i := range t {
+		t[i] = Page{Owner: Host}
+	}
+	return t
 }

@@ -37,19 +37,33 @@ import (
 //     group splits into its eight subgroups, which keep the next size
 //     down, and the 8-page block holding the page drops to single pages.
 //   - No group check when the new scheme equals the old (AC → AC).
+//   - The scheme bits of other pages go back to the driver in
+//     Decision.Updates, which applies them before it resolves the fault.
+//     Within one Decide, reads see that Decide's own pending writes, as
+//     they would if the PTEs were written in place.
 //   - GRIT's Table IV encodes the bits differently (01 OT, 10 AC, 11 D);
 //     we keep one encoding (OASIS Fig. 12) so Fig. 23's shares compare.
 type grit struct {
+	Base
 	cfg    Config
 	count  []uint8 // PA-Table fault counter per page
 	write  []bool  // PA-Table R/W bit per page
 	paC    *cache.Cache
 	level  []uint8 // group size at a base page: 0 = 1, 1 = 8, 2 = 64, 3 = 512 pages
-	table  TableWriter
+	table  PageView
 	hits   uint64
 	misses uint64
 	wbacks uint64
 	st     gritStats
+
+	// The current Decide's writes: updates holds those to other pages
+	// (returned as Decision.Updates and reused by the next Decide);
+	// pending[p] is 1 + the bits written to p, 0 if none, so reads see
+	// them before the driver applies them; fault is the faulting page,
+	// whose bits travel in Decision.Bits.
+	updates []BitsUpdate
+	pending []uint8
+	fault   uint64
 }
 
 type gritStats struct {
@@ -65,10 +79,13 @@ const groupFanout = 8
 const maxLevel = 3
 
 func init() {
-	Register("grit", func(c Config) (Policy, error) { return newGRIT(c) })
+	Register("grit", Traits{}, func(c Config, env Env) (Policy, error) { return newGRIT(c, env) })
 }
 
-func newGRIT(c Config) (*grit, error) {
+func newGRIT(c Config, env Env) (*grit, error) {
+	if env.Table == nil {
+		return nil, fmt.Errorf("grit: needs the page table (Env.Table) for neighbour prediction")
+	}
 	if c.GRITThreshold < 1 || c.GRITThreshold > 255 {
 		return nil, fmt.Errorf("policy.grit_threshold = %d: must be between 1 and 255", c.GRITThreshold)
 	}
@@ -76,19 +93,20 @@ func newGRIT(c Config) (*grit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy.pa_cache_entries/ways: %w", err)
 	}
-	return &grit{cfg: c, paC: pc}, nil
+	n := env.Table.Len()
+	return &grit{cfg: c, paC: pc, table: env.Table,
+		count: make([]uint8, n), write: make([]bool, n), level: make([]uint8, n), pending: make([]uint8, n)}, nil
 }
 
 func (g *grit) Name() string { return "grit" }
 
-// UseTable implements TableUser: neighbour prediction writes host PTE bits.
-func (g *grit) UseTable(t TableWriter) {
-	g.table = t
-	n := t.Len()
-	g.count, g.write, g.level = make([]uint8, n), make([]bool, n), make([]uint8, n)
-}
-
 func (g *grit) Decide(f Fault, p Page) Decision {
+	// The driver has applied the previous Decide's writes by now.
+	for _, u := range g.updates {
+		g.pending[u.Page] = 0
+	}
+	g.pending[g.fault] = 0
+	g.updates, g.fault = g.updates[:0], f.Page
 	ns := g.paLookup(f.Page)
 	g.count[f.Page]++
 	if f.Write {
@@ -108,8 +126,26 @@ func (g *grit) Decide(f Fault, p Page) Decision {
 		d = onTouch{}.Decide(f, p)
 	}
 	d.Bits = bits
+	d.Updates = g.updates
 	d.LookupNs, d.Overlapped = ns, true
 	return d
+}
+
+// setBits records b as page p's policy bits: in Decision.Bits for the
+// faulting page, in Decision.Updates for any other.
+func (g *grit) setBits(p uint64, b Bits) {
+	g.pending[p] = uint8(b) + 1
+	if p != g.fault {
+		g.updates = append(g.updates, BitsUpdate{Page: p, Bits: b})
+	}
+}
+
+// bitsAt reads page p's policy bits as this Decide has left them so far.
+func (g *grit) bitsAt(p uint64) Bits {
+	if v := g.pending[p]; v != 0 {
+		return Bits(v - 1)
+	}
+	return g.table.Page(p).Bits
 }
 
 // paLookup prices the PA-Cache access for page and keeps the cache's
@@ -146,7 +182,7 @@ func (g *grit) decide(page uint64, old Bits) Bits {
 	} else {
 		g.st.toAC++
 	}
-	g.table.SetBits(page, bits)
+	g.setBits(page, bits)
 	if g.cfg.GRITNeighbors {
 		g.demote(page)
 		g.promote(page, bits)
@@ -200,7 +236,7 @@ func (g *grit) promote(page uint64, bits Bits) {
 			if s >= n {
 				break
 			}
-			if int(g.level[s]) >= l-1 && g.table.Page(s).Bits == bits {
+			if int(g.level[s]) >= l-1 && g.bitsAt(s) == bits {
 				agree++
 			}
 		}
@@ -209,8 +245,8 @@ func (g *grit) promote(page uint64, bits Bits) {
 		}
 		g.st.promotions++
 		for p := base; p < min(base+span(l), n); p++ {
-			if g.table.Page(p).Bits != bits {
-				g.table.SetBits(p, bits)
+			if g.bitsAt(p) != bits {
+				g.setBits(p, bits)
 				g.st.predicted++
 			}
 		}
@@ -218,8 +254,10 @@ func (g *grit) promote(page uint64, bits Bits) {
 	}
 }
 
-// Stats implements Reporter.
-func (g *grit) Stats() map[string]float64 {
+// Report gives the PA-Cache and prediction counters.
+func (g *grit) Report() Report { return Report{Stats: g.stats()} }
+
+func (g *grit) stats() map[string]float64 {
 	rate := 0.0
 	if g.hits+g.misses > 0 {
 		rate = float64(g.hits) / float64(g.hits+g.misses)

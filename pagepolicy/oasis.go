@@ -62,8 +62,10 @@ type oasisStats struct {
 }
 
 func init() {
-	Register("oasis", func(c Config) (Policy, error) { return newOASIS(c, false) })
-	Register("oasis-inmem", func(c Config) (Policy, error) { return newOASIS(c, true) })
+	// OASIS reads the Obj_ID from the pointer's tag; OASIS-InMem keeps
+	// pointers untagged and finds the object in its shadow map.
+	Register("oasis", Traits{ObjectIDs: true}, func(c Config, _ Env) (Policy, error) { return newOASIS(c, false) })
+	Register("oasis-inmem", Traits{Untagged: true}, func(c Config, _ Env) (Policy, error) { return newOASIS(c, true) })
 }
 
 func newOASIS(c Config, inmem bool) (*oasis, error) {
@@ -105,12 +107,23 @@ func (o *oasis) Name() string {
 	return "oasis"
 }
 
-// UntaggedPointers reports the configuration bit 0 of OASIS-InMem.
-func (o *oasis) UntaggedPointers() bool { return o.inmem }
+// Observe resets argument objects at a launch, and creates or removes an
+// object's entries at its allocation or free.
+func (o *oasis) Observe(e Event) error {
+	switch e.Kind {
+	case Launch:
+		o.kernelLaunch(e.Args)
+	case Alloc:
+		return o.allocated(e.Object, e.Tagging)
+	case Free:
+		o.freed(e.Object)
+	}
+	return nil
+}
 
-// Allocated creates the object's O-Table entry (and, for OASIS-InMem, its
+// allocated creates the object's O-Table entry (and, for OASIS-InMem, its
 // shadow-map entries).
-func (o *oasis) Allocated(obj *objtable.Object, t objtable.Tagging) error {
+func (o *oasis) allocated(obj *objtable.Object, t objtable.Tagging) error {
 	o.tag = t
 	if o.inmem {
 		o.table.Allocate(obj.ID)
@@ -121,15 +134,18 @@ func (o *oasis) Allocated(obj *objtable.Object, t objtable.Tagging) error {
 	return nil
 }
 
-// Freed removes the object's entry.
-func (o *oasis) Freed(obj *objtable.Object) {
+// freed removes the object's entries and forgets its policy and phase, so
+// an object allocated later under the same Obj_ID learns afresh.
+func (o *oasis) freed(obj *objtable.Object) {
+	id := obj.ID
 	if o.inmem {
 		o.shadow.Clear(obj.Base, obj.Size)
-		o.table.Free(obj.ID)
-		return
+	} else {
+		_, id, _ = o.tag.Decode(obj.Ptr)
 	}
-	_, id, _ := o.tag.Decode(obj.Ptr)
 	o.table.Free(id)
+	delete(o.last, id)
+	delete(o.implicit, id)
 }
 
 // hostRead prices one host-memory read through the LLC.
@@ -230,10 +246,10 @@ func (o *oasis) learn(e *objtable.Entry, f Fault) {
 	o.history = append(o.history, PolicyChange{TimeNs: f.TimeNs, Object: obj, Policy: pol.String(), Cause: cause})
 }
 
-// KernelLaunch resets the PF Count of every argument object's entry: the
+// kernelLaunch resets the PF Count of every argument object's entry: the
 // explicit phase change of §V-D. A launch counts as a phase change when it
 // resets an object that had learned a policy.
-func (o *oasis) KernelLaunch(args []int) {
+func (o *oasis) kernelLaunch(args []int) {
 	o.launches++
 	reset := false
 	for _, a := range args {
@@ -257,8 +273,11 @@ func (o *oasis) KernelLaunch(args []int) {
 	}
 }
 
-// Stats implements Reporter.
-func (o *oasis) Stats() map[string]float64 {
+// Report gives the O-Table, phase and shadow-map counters and the
+// per-object policy history.
+func (o *oasis) Report() Report { return Report{Stats: o.stats(), History: o.history} }
+
+func (o *oasis) stats() map[string]float64 {
 	s := map[string]float64{
 		"private_faults":   float64(o.st.privateFaults),
 		"shared_faults":    float64(o.st.sharedFaults),
@@ -283,6 +302,3 @@ func (o *oasis) Stats() map[string]float64 {
 	}
 	return s
 }
-
-// History implements Historian.
-func (o *oasis) History() []PolicyChange { return o.history }

@@ -9,23 +9,34 @@ import (
 // oasisFixture builds an OASIS policy over two objects of 2 MB each.
 func oasisFixture(t *testing.T, name string, c Config) (Policy, []*objtable.Object) {
 	t.Helper()
-	p, err := New(name, c)
+	p, _, objs := oasisAllocFixture(t, name, c)
+	return p, objs
+}
+
+// oasisAllocFixture is oasisFixture that also returns the allocator.
+func oasisAllocFixture(t *testing.T, name string, c Config) (Policy, *objtable.Allocator, []*objtable.Object) {
+	t.Helper()
+	p, err := New(name, c, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := TraitsOf(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tag := objtable.Tagging{IDBits: 4, ConfigBit: 1}
-	if p.(Untagged).UntaggedPointers() {
+	if tr.Untagged {
 		tag.ConfigBit = 0
 	}
 	a, _ := objtable.NewAllocator(tag, 2<<20)
 	a.MustMalloc(2<<20, "A")
 	a.MustMalloc(2<<20, "B")
 	for _, o := range a.Objects() {
-		if err := p.(ObjectObserver).Allocated(o, tag); err != nil {
+		if err := p.Observe(Allocated(o, tag)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return p, a.Objects()
+	return p, a, a.Objects()
 }
 
 func TestOASISOPController(t *testing.T) {
@@ -88,7 +99,9 @@ func TestOASISOPController(t *testing.T) {
 				p, objs := oasisFixture(t, name, c)
 				for i, s := range tc.steps {
 					if s.launch != nil {
-						p.(KernelObserver).KernelLaunch(s.launch)
+						if err := p.Observe(Launched(s.launch)); err != nil {
+							t.Fatal(err)
+						}
 					}
 					o := objs[s.obj]
 					f := Fault{GPU: s.gpu, Page: o.FirstPage(4096) + uint64(i), Write: s.write || s.prot, Protection: s.prot, Object: o.ID, Ptr: o.Ptr + uint64(i)*4096}
@@ -115,15 +128,18 @@ func TestOASISStatsAndHistory(t *testing.T) {
 	fault(false)
 	fault(false) // count 2: implicit reset
 	fault(true)  // relearned: access-counter
-	p.(KernelObserver).KernelLaunch([]int{0})
+	if err := p.Observe(Launched([]int{0})); err != nil {
+		t.Fatal(err)
+	}
 	fault(false) // learned again: duplication
-	st := p.(Reporter).Stats()
+	rep := p.Report()
+	st := rep.Stats
 	for k, want := range map[string]float64{"shared_faults": 4, "implicit_resets": 1, "implicit_phases": 1, "explicit_resets": 1, "explicit_phases": 1, "policy_changes": 2, "policies_learned": 3} {
 		if st[k] != want {
 			t.Errorf("%s = %v, want %v", k, st[k], want)
 		}
 	}
-	h := p.(Historian).History()
+	h := rep.History
 	if len(h) != 3 || h[0].Policy != "duplication" || h[1].Policy != "access-counter" || h[1].Cause != "relearned" || h[2].Policy != "duplication" {
 		t.Fatalf("history %+v", h)
 	}
@@ -141,7 +157,7 @@ func TestOASISInMemCachesLookups(t *testing.T) {
 	if !(first.LookupNs > second.LookupNs) || first.Bits != Duplication {
 		t.Fatalf("first lookup %v ns, second %v ns: the LLC must make later ones cheaper; bits %v", first.LookupNs, second.LookupNs, first.Bits)
 	}
-	st := p.(Reporter).Stats()
+	st := p.Report().Stats
 	if st["shadow_map_l1_bytes"] != 128<<20 || st["shadow_map_l2_tables"] < 1 {
 		t.Fatalf("shadow map use not reported: %v", st)
 	}
@@ -181,6 +197,47 @@ func TestOASISStateMachine(t *testing.T) {
 				if d.Bits == OnTouch {
 					t.Fatalf("object returned to on-touch after %d more faults", i)
 				}
+			}
+		})
+	}
+}
+
+// TestOASISObservesFree checks that a freed object's O-Table entry goes
+// away (and, for OASIS-InMem, its shadow-map entries), that its learned
+// policy is forgotten, and that the other object keeps its own.
+func TestOASISObservesFree(t *testing.T) {
+	for _, name := range []string{"oasis", "oasis-inmem"} {
+		t.Run(name, func(t *testing.T) {
+			p, alloc, objs := oasisAllocFixture(t, name, DefaultConfig())
+			o := p.(*oasis)
+			shared := Page{Owner: 0, Copies: 1}
+			for _, x := range objs { // each object learns duplication
+				p.Decide(Fault{GPU: 1, Object: x.ID, Ptr: x.Ptr}, shared)
+			}
+			if o.table.Len() != 2 {
+				t.Fatalf("O-Table holds %d entries, want 2", o.table.Len())
+			}
+			if err := alloc.Free(objs[0].Ptr); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Observe(Freed(objs[0])); err != nil {
+				t.Fatal(err)
+			}
+			if o.table.Len() != 1 || o.table.Peek(0) != nil || o.table.Peek(1) == nil {
+				t.Fatalf("after the free: %d entries, object 0's %v, object 1's %v", o.table.Len(), o.table.Peek(0), o.table.Peek(1))
+			}
+			if _, ok := o.last[0]; ok {
+				t.Fatal("the freed object's learned policy is still remembered")
+			}
+			if o.inmem {
+				if _, ok, _, _ := o.shadow.Lookup(objs[0].Ptr); ok {
+					t.Fatal("the freed object is still in the shadow map")
+				}
+			}
+			// The survivor's policy is unchanged: a write still runs
+			// under duplication.
+			if d := p.Decide(Fault{GPU: 2, Write: true, Object: 1, Ptr: objs[1].Ptr}, shared); d.Bits != Duplication {
+				t.Fatalf("surviving object's policy: %v", d.Bits)
 			}
 		})
 	}

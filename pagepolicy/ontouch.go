@@ -3,10 +3,10 @@ package pagepolicy
 // onTouch migrates a page to whichever GPU touches it (GRIT §II-B, OASIS
 // §II-B): the baseline every result is normalised to. A write to a
 // read-only replica (which on-touch itself never makes) collapses.
-type onTouch struct{}
+type onTouch struct{ Base }
 
 func init() {
-	Register("on-touch", func(Config) (Policy, error) { return onTouch{}, nil })
+	Register("on-touch", Traits{}, func(Config, Env) (Policy, error) { return onTouch{}, nil })
 }
 
 func (onTouch) Name() string { return "on-touch" }

@@ -6,10 +6,7 @@ import (
 )
 
 func TestOnTouchMigratesEveryFault(t *testing.T) {
-	p, err := New("on-touch", DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustNew(t, "on-touch")
 	cases := []struct {
 		name  string
 		fault Fault
@@ -30,9 +27,12 @@ func TestOnTouchMigratesEveryFault(t *testing.T) {
 }
 
 func TestUnknownPolicyNamesValidOnes(t *testing.T) {
-	_, err := New("lru-magic", DefaultConfig())
+	_, err := New("lru-magic", DefaultConfig(), Env{})
 	if err == nil || !strings.Contains(err.Error(), "on-touch") {
 		t.Fatalf("error %v should list the valid policies", err)
+	}
+	if _, err := TraitsOf("lru-magic"); err == nil || !strings.Contains(err.Error(), "on-touch") {
+		t.Fatalf("TraitsOf: error %v should list the valid policies", err)
 	}
 }
 

@@ -2,10 +2,12 @@
 // pure, engine-free core of every page-management scheme (on-touch,
 // access-counter, duplication, ideal, GRIT, OASIS).
 //
-// A policy sees one fault and a read-only view of the page's centralized
-// page-table entry, and answers with an Action and the PTE policy bits to
-// record. The driver (package uvm) turns the answer into invalidations,
-// transfers and PTE updates. A policy never imports the engine.
+// A policy sees one fault and a read-only view of the centralized page
+// table, and answers with an Action and the PTE policy bits to record, for
+// the page and for any other page it predicts. It also observes kernel
+// launches, allocations and frees. The driver (package uvm) turns the
+// answer into invalidations, transfers and PTE updates: only the driver
+// writes the table. A policy never imports the engine.
 package pagepolicy
 
 import (
@@ -105,6 +107,15 @@ type Decision struct {
 	Action Action
 	// Bits is recorded in the page's PTEs as part of resolving the fault.
 	Bits Bits
+	// Updates are policy bits the policy wants recorded in the PTEs of
+	// other pages (GRIT's neighbour prediction). The driver applies them
+	// to the centralized table, in order, before it resolves the fault:
+	// a policy never writes the table itself, so within one Decide the
+	// table does not show them yet and a policy that reads back what it
+	// asked for must overlay its own pending updates. The slice belongs
+	// to the policy and is valid only until its next Decide, so the
+	// per-fault path does not allocate.
+	Updates []BitsUpdate
 	// LookupNs is the time the policy's own lookups took (O-Table,
 	// shadow map, PA-Cache/PA-Table). Overlapped lookups run beside the
 	// driver's host page walk and cost only what exceeds it (GRIT §V-B);
@@ -113,57 +124,88 @@ type Decision struct {
 	Overlapped bool
 }
 
-// Policy decides how a fault is resolved.
+// BitsUpdate sets the policy bits of one page.
+type BitsUpdate struct {
+	Page uint64
+	Bits Bits
+}
+
+// Policy decides how a fault is resolved. It is the whole contract between
+// a page-management scheme and the driver: no type assertions, no optional
+// interfaces. A policy reads its surroundings only through the Env it was
+// built with and the Page handed to Decide, and changes them only through
+// its Decisions.
 type Policy interface {
 	Name() string
+	// Decide answers one far fault on a page whose centralized entry is p.
 	Decide(f Fault, p Page) Decision
+	// Observe sees a kernel launch, an allocation or a free. An error
+	// (an object the policy cannot track) fails the run.
+	Observe(e Event) error
+	// Report is what the policy adds to a run's result.
+	Report() Report
 }
 
-// Incoherent is implemented by policies that are bounds rather than
-// mechanisms: the checker lets their copies diverge.
-type Incoherent interface {
-	Incoherent() bool
-}
-
-// KernelObserver is implemented by policies that react to kernel launches
-// (OASIS resets the entries of the kernel's argument objects).
-type KernelObserver interface {
-	KernelLaunch(args []int)
-}
-
-// ObjectObserver is implemented by policies that track allocations (the
-// O-Table and shadow map are filled at cudaMallocManaged time).
-type ObjectObserver interface {
-	// Allocated sees each object in allocation order, with the pointer
-	// tagging the allocator used.
-	Allocated(o *objtable.Object, t objtable.Tagging) error
-	Freed(o *objtable.Object)
-}
-
-// Untagged is implemented by policies whose pointers must keep their upper
-// bits clear (OASIS-InMem: configuration bit 0).
-type Untagged interface {
-	UntaggedPointers() bool
-}
-
-// TableWriter lets a policy set the policy bits of pages other than the
-// faulting one in the centralized page table (GRIT's neighbour prediction
-// updates the host PTEs of a whole group).
-type TableWriter interface {
-	SetBits(page uint64, b Bits)
-	Page(page uint64) Page
+// PageView is a read-only view of the centralized page table.
+// uvm.PageTable satisfies it.
+type PageView interface {
+	Page(p uint64) Page
 	Len() uint64
 }
 
-// TableUser is implemented by policies that need a TableWriter.
-type TableUser interface {
-	UseTable(t TableWriter)
+// Env is what a policy may read from its surroundings. It offers no way
+// to change them: whatever a policy wants changed goes in its Decision.
+type Env struct {
+	// Table is the driver's page table, read-only. GRIT reads the bits
+	// of a fault's neighbours from it and sizes its PA-Table by it.
+	Table PageView
 }
 
-// Reporter is implemented by policies with their own statistics; the
-// result carries them under the policy's name.
-type Reporter interface {
-	Stats() map[string]float64
+// EventKind says what an Event reports.
+type EventKind uint8
+
+// The events a policy observes besides faults.
+const (
+	// Launch is a kernel launch; Event.Args are its argument objects.
+	Launch EventKind = iota
+	// Alloc is an allocation (cudaMallocManaged) of Event.Object, whose
+	// pointer is tagged with Event.Tagging.
+	Alloc
+	// Free is a cudaFree of Event.Object.
+	Free
+)
+
+func (k EventKind) String() string { return [...]string{"launch", "alloc", "free"}[k] }
+
+// Event is a kernel launch, an allocation or a free, as a policy sees it.
+type Event struct {
+	Kind EventKind
+	// Args lists the IDs of a launched kernel's argument objects.
+	Args []int
+	// Object is the allocated or freed object.
+	Object *objtable.Object
+	// Tagging is the pointer tagging the allocator used (Alloc).
+	Tagging objtable.Tagging
+}
+
+// Launched is the launch of a kernel with argument objects args.
+func Launched(args []int) Event { return Event{Kind: Launch, Args: args} }
+
+// Allocated is the allocation of o, its pointer tagged with t.
+func Allocated(o *objtable.Object, t objtable.Tagging) Event {
+	return Event{Kind: Alloc, Object: o, Tagging: t}
+}
+
+// Freed is the free of o.
+func Freed(o *objtable.Object) Event { return Event{Kind: Free, Object: o} }
+
+// Report is what a policy adds to a run's result.
+type Report struct {
+	// Stats are the policy's own counters (O-Table, PA-Cache, phase
+	// changes, shadow-map size); nil for a policy without any.
+	Stats map[string]float64
+	// History lists every change of an object's policy, in time order.
+	History []PolicyChange
 }
 
 // PolicyChange is one change of an object's recorded policy.
@@ -176,20 +218,45 @@ type PolicyChange struct {
 	Cause string `json:"cause"`
 }
 
-// Historian is implemented by policies that record per-object policy
-// changes over time.
-type Historian interface {
-	History() []PolicyChange
+// Base is the contract's default for what a policy does not care about:
+// it ignores every event and reports nothing. Policies embed it.
+type Base struct{}
+
+// Observe ignores e.
+func (Base) Observe(Event) error { return nil }
+
+// Report is empty.
+func (Base) Report() Report { return Report{} }
+
+// Traits are a policy's static facts. They belong to the name, not to a
+// built policy, because the platform needs them before it can build one:
+// how pointers are tagged decides the allocation, and the allocation
+// decides the size of the page table the policy is built over.
+type Traits struct {
+	// Incoherent marks a bound rather than a mechanism (ideal): the
+	// checker lets its copies diverge.
+	Incoherent bool
+	// Untagged asks for pointers whose upper bits stay clear
+	// (OASIS-InMem: configuration bit 0).
+	Untagged bool
+	// ObjectIDs marks a policy that names objects by the Obj_ID in the
+	// pointer tag (OASIS), so every object must fit the tag's ID bits.
+	ObjectIDs bool
 }
 
-var registry = map[string]func(Config) (Policy, error){}
+type entry struct {
+	traits Traits
+	mk     func(Config, Env) (Policy, error)
+}
 
-// Register makes a policy constructor available by name.
-func Register(name string, mk func(Config) (Policy, error)) {
+var registry = map[string]entry{}
+
+// Register makes a policy available by name, with its static traits.
+func Register(name string, t Traits, mk func(Config, Env) (Policy, error)) {
 	if _, dup := registry[name]; dup {
 		panic("pagepolicy: registered twice: " + name)
 	}
-	registry[name] = mk
+	registry[name] = entry{t, mk}
 }
 
 // Names lists the registered policies, sorted.
@@ -202,11 +269,27 @@ func Names() []string {
 	return n
 }
 
-// New builds the named policy, or returns an error naming the valid ones.
-func New(name string, c Config) (Policy, error) {
-	mk, ok := registry[name]
+func lookup(name string) (entry, error) {
+	e, ok := registry[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown policy %q: valid policies are %s", name, strings.Join(Names(), ", "))
+		return entry{}, fmt.Errorf("unknown policy %q: valid policies are %s", name, strings.Join(Names(), ", "))
 	}
-	return mk(c)
+	return e, nil
+}
+
+// TraitsOf returns the named policy's static traits, or an error naming
+// the valid policies.
+func TraitsOf(name string) (Traits, error) {
+	e, err := lookup(name)
+	return e.traits, err
+}
+
+// New builds the named policy over env, or returns an error naming the
+// valid ones.
+func New(name string, c Config, env Env) (Policy, error) {
+	e, err := lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return e.mk(c, env)
 }

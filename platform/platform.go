@@ -37,6 +37,9 @@ type Options struct {
 	Sets map[string]string
 	// Observer, if set, sees every page access (the characteriser).
 	Observer gpu.AccessObserver
+	// Launches, if set, is told of every kernel start (the characteriser's
+	// phases); see LaunchObserver.
+	Launches LaunchObserver
 }
 
 // System is a built, runnable platform.
@@ -100,11 +103,12 @@ func (o observers) Access(g int, page uint64, write bool, target int) {
 // Pointers carry policy.id_bits of Obj_ID (OASIS §V-B), widened when the
 // workload allocates more objects than that many bits can name, and the
 // configuration bit 1, or no tag at all for a policy that wants untagged
-// pointers (OASIS-InMem). A policy that tracks objects sees each one.
-func setupWorkload(w benchmarks.Workload, o Options, policy pagepolicy.Policy) (*objtable.Allocator, []benchmarks.Kernel, error) {
+// pointers (OASIS-InMem). The policy sees the objects once the driver has
+// built it (System.build).
+func setupWorkload(w benchmarks.Workload, o Options, traits pagepolicy.Traits) (*objtable.Allocator, []benchmarks.Kernel, error) {
 	c := o.Config
 	tag := objtable.Tagging{IDBits: c.Policy.IDBits, ConfigBit: 1}
-	if u, ok := policy.(pagepolicy.Untagged); ok && u.UntaggedPointers() {
+	if traits.Untagged {
 		tag.ConfigBit = 0
 	}
 	params := benchmarks.Params{GPUs: c.GPUs, Scale: o.Scale, Size: o.Size, Iterations: o.Iterations, Seed: o.Seed}
@@ -120,19 +124,12 @@ func setupWorkload(w benchmarks.Workload, o Options, policy pagepolicy.Policy) (
 		n := len(alloc.Objects())
 		if need := bits.Len(uint(n - 1)); need > tag.IDBits && tag.ConfigBit == 1 {
 			if need > objtable.MaxIDBits {
-				if _, tracks := policy.(pagepolicy.ObjectObserver); tracks {
+				if traits.ObjectIDs {
 					return nil, nil, fmt.Errorf("workload %s allocates %d objects, more than %d Obj_ID bits can name: use oasis-inmem", o.Workload, n, objtable.MaxIDBits)
 				}
 			} else {
 				tag.IDBits = need
 				continue // allocate again with IDs wide enough
-			}
-		}
-		if obs, ok := policy.(pagepolicy.ObjectObserver); ok {
-			for _, obj := range alloc.Objects() {
-				if err := obs.Allocated(obj, tag); err != nil {
-					return nil, nil, fmt.Errorf("workload %s: %w", o.Workload, err)
-				}
 			}
 		}
 		return alloc, kernels, nil
@@ -155,11 +152,11 @@ func Build(o Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	policy, err := pagepolicy.New(o.Policy, c.Policy)
+	traits, err := pagepolicy.TraitsOf(o.Policy)
 	if err != nil {
 		return nil, err
 	}
-	alloc, kernels, err := setupWorkload(w, o, policy)
+	alloc, kernels, err := setupWorkload(w, o, traits)
 	if err != nil {
 		return nil, err
 	}
@@ -168,13 +165,13 @@ func Build(o Options) (*System, error) {
 		return nil, err
 	}
 	s := &System{opts: o, engine: sim.NewSerialEngine(), alloc: alloc, capacity: capacity}
-	if err := s.build(policy, kernels); err != nil {
+	if err := s.build(traits, kernels); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *System) build(policy pagepolicy.Policy, kernels []benchmarks.Kernel) error {
+func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) error {
 	c := s.opts.Config
 	n := c.GPUs
 	pageSize := uint64(c.PageSize)
@@ -185,7 +182,7 @@ func (s *System) build(policy pagepolicy.Policy, kernels []benchmarks.Kernel) er
 	for i := range cptr {
 		cptr[i] = &s.counters[i]
 	}
-	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithConfig(c.UVM).WithPolicy(policy).
+	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithConfig(c.UVM).WithPolicy(s.opts.Policy, c.Policy).
 		WithPages(pageSize, pages).WithCounters(cptr).WithCapacity(s.capacity).
 		WithObjectLookup(func(ptr uint64) int {
 			if o := s.alloc.ObjectAt(objtable.Strip(ptr)); o != nil {
@@ -197,6 +194,11 @@ func (s *System) build(policy pagepolicy.Policy, kernels []benchmarks.Kernel) er
 		return err
 	}
 	s.driver = driver
+	for _, obj := range s.alloc.Objects() {
+		if err := driver.Observe(pagepolicy.Allocated(obj, s.alloc.Tagging())); err != nil {
+			return fmt.Errorf("workload %s: %w", s.opts.Workload, err)
+		}
+	}
 	lb := interconnect.MakeBuilder().WithEngine(s.engine).WithHeaderBytes(c.Link.HeaderBytes)
 	if s.pcie, err = lb.WithBandwidthGBps(c.Link.PCIeGBps).WithLatencyNs(c.Link.PCIeLatencyNs).BuildFullyConnected("PCIe"); err != nil {
 		return err
@@ -242,13 +244,12 @@ func (s *System) build(policy pagepolicy.Policy, kernels []benchmarks.Kernel) er
 		s.gmmus = append(s.gmmus, m)
 	}
 	s.runner = &runner{engine: s.engine, kernels: kernels, scheme: c.Distribution, gpus: s.gpus,
-		driver: driver, launch: sim.VTimeInSec(c.KernelLaunchNs * 1e-9)}
+		driver: driver, alloc: s.alloc, launch: sim.VTimeInSec(c.KernelLaunchNs * 1e-9),
+		onLaunch: s.opts.Launches}
 	var obs observers
 	if c.Check {
-		s.check = uvm.NewChecker(policy.Name(), n, pages, driver.Table(), localView(s.gmmus))
-		if b, ok := policy.(pagepolicy.Incoherent); ok && b.Incoherent() {
-			s.check.Incoherent = true
-		}
+		s.check = uvm.NewChecker(driver.Policy().Name(), n, pages, driver.Table(), localView(s.gmmus))
+		s.check.Incoherent = traits.Incoherent
 		driver.SetChecker(s.check)
 		obs = append(obs, s.check)
 	}

@@ -101,12 +101,8 @@ func (s *System) result() *Result {
 		Kernels:     s.runner.launches, Barriers: s.runner.barriers,
 		PerGPU: s.counters, PerGPUStal: s.stalls,
 	}
-	if rep, ok := s.driver.Policy().(pagepolicy.Reporter); ok {
-		r.PolicyStats = rep.Stats()
-	}
-	if h, ok := s.driver.Policy().(pagepolicy.Historian); ok {
-		r.PolicyHistory = h.History()
-	}
+	rep := s.driver.Policy().Report()
+	r.PolicyStats, r.PolicyHistory = rep.Stats, rep.History
 	for i, g := range s.gpus {
 		pc := &r.PerGPU[i]
 		pc.BytesNVLink = s.nvlink.BytesFrom(g.Port())

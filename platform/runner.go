@@ -1,10 +1,14 @@
 package platform
 
 import (
+	"fmt"
+
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/gpu"
+	"github.com/mgpu-sim/mgpu/objtable"
+	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/uvm"
 )
 
@@ -22,10 +26,12 @@ type runner struct {
 	scheme   string
 	gpus     []*gpu.Comp
 	driver   *uvm.Driver
+	alloc    *objtable.Allocator
 	launch   sim.VTimeInSec
 	end      sim.VTimeInSec
 	launches int
 	barriers int
+	onLaunch LaunchObserver
 }
 
 type launchEvent struct {
@@ -37,12 +43,20 @@ func (e *launchEvent) Time() sim.VTimeInSec { return e.t }
 func (e *launchEvent) Handler() sim.Handler { return e.h }
 func (e *launchEvent) IsSecondary() bool    { return false }
 
-func (r *runner) Kernel() *benchmarks.Kernel {
+func (r *runner) Kernel() gpu.Kernel {
 	if !r.active {
 		return nil
 	}
-	return &r.kernels[r.idx]
+	return launched{&r.kernels[r.idx]}
 }
+
+// launched adapts a workload's kernel to what the GPU consumes. It is one
+// pointer, so handing it out as a gpu.Kernel does not allocate.
+type launched struct{ k *benchmarks.Kernel }
+
+func (l launched) WavefrontsPerWorkgroup() int { return l.k.WavefrontsPerWorkgroup }
+
+func (l launched) Wavefront(wg, wf, g int) gpu.Stream { return l.k.Wavefront(wg, wf, g) }
 
 func (r *runner) Next(g int) (int, bool) { return r.disp.Next(g) }
 
@@ -72,11 +86,14 @@ func (r *runner) scheduleNext(now sim.VTimeInSec) {
 func (r *runner) Handle(e sim.Event) error {
 	now := e.Time()
 	k := &r.kernels[r.idx]
+	r.observeLaunch(k)
 	if k.Barrier {
 		r.barriers++
 	} else {
 		r.launches++
-		r.driver.KernelLaunch(k.Args)
+	}
+	if err := r.observe(k); err != nil {
+		return err
 	}
 	if k.Workgroups == 0 {
 		r.idx++
@@ -96,6 +113,32 @@ func (r *runner) Handle(e sim.Event) error {
 		g.Fill(now)
 	}
 	return nil
+}
+
+// observe frees, in the allocator and (through the driver) in the policy,
+// the objects the program frees before launch k, then tells the policy of
+// the launch and its arguments. A grid barrier is not a launch: the policy
+// sees nothing, and it cannot free.
+func (r *runner) observe(k *benchmarks.Kernel) error {
+	if k.Barrier {
+		if len(k.Frees) > 0 {
+			return fmt.Errorf("kernel %s: a grid barrier cannot free objects", k.Name)
+		}
+		return nil
+	}
+	for _, id := range k.Frees {
+		if id < 0 || id >= len(r.alloc.Objects()) {
+			return fmt.Errorf("kernel %s frees object %d: no such object", k.Name, id)
+		}
+		o := r.alloc.Object(id)
+		if err := r.alloc.Free(o.Ptr); err != nil {
+			return fmt.Errorf("kernel %s: %w", k.Name, err)
+		}
+		if err := r.driver.Observe(pagepolicy.Freed(o)); err != nil {
+			return err
+		}
+	}
+	return r.driver.Observe(pagepolicy.Launched(k.Args))
 }
 
 func (r *runner) finished() bool { return r.idx >= len(r.kernels) }

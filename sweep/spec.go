@@ -92,7 +92,7 @@ func (s *Spec) Expand() ([]Run, error) {
 		}
 	}
 	for _, p := range s.Policies {
-		if _, err := pagepolicy.New(p, pagepolicy.DefaultConfig()); err != nil {
+		if _, err := pagepolicy.TraitsOf(p); err != nil {
 			errs = append(errs, err)
 		}
 	}

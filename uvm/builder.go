@@ -14,7 +14,8 @@ import (
 type Builder struct {
 	engine   sim.Engine
 	cfg      Config
-	policy   pagepolicy.Policy
+	policy   string
+	polCfg   pagepolicy.Config
 	pageSize uint64
 	pages    uint64
 	objectOf func(uint64) int
@@ -33,8 +34,13 @@ func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
 // WithConfig sets the driver parameters.
 func (b Builder) WithConfig(c Config) Builder { b.cfg = c; return b }
 
-// WithPolicy sets the page policy.
-func (b Builder) WithPolicy(p pagepolicy.Policy) Builder { b.policy = p; return b }
+// WithPolicy names the page policy and its parameters. The driver builds
+// it in Build, over a read-only view of its own page table, so a policy
+// can only ever read the table the driver keeps.
+func (b Builder) WithPolicy(name string, c pagepolicy.Config) Builder {
+	b.policy, b.polCfg = name, c
+	return b
+}
 
 // WithPages sets the page size and the number of pages in the managed space.
 func (b Builder) WithPages(pageSize, pages uint64) Builder {
@@ -54,12 +60,12 @@ func (b Builder) WithCapacity(pages int) Builder { b.capacity = pages; return b 
 
 // Build makes the driver named name (e.g. "Driver").
 func (b Builder) Build(name string) (*Driver, error) {
-	if b.engine == nil || b.policy == nil || b.pageSize == 0 || len(b.counters) == 0 {
+	if b.engine == nil || b.policy == "" || b.pageSize == 0 || len(b.counters) == 0 {
 		return nil, fmt.Errorf("uvm.Builder: engine, policy, pages and counters are required")
 	}
 	d := &Driver{
 		ComponentBase: sim.NewComponentBase(name),
-		engine:        b.engine, cfg: b.cfg, policy: b.policy,
+		engine:        b.engine, cfg: b.cfg,
 		pageSize: b.pageSize, table: NewPageTable(b.pages),
 		objectOf: b.objectOf, counters: b.counters,
 	}
@@ -76,9 +82,11 @@ func (b Builder) Build(name string) (*Driver, error) {
 		d.table.Observe(ev)
 		d.pinned = make([]uint64, b.pages)
 	}
-	if tu, ok := b.policy.(pagepolicy.TableUser); ok {
-		tu.UseTable(d.table)
+	p, err := pagepolicy.New(b.policy, b.polCfg, pagepolicy.Env{Table: d.table})
+	if err != nil {
+		return nil, err
 	}
+	d.policy = p
 	d.port = sim.NewLimitNumMsgPort(d, 1<<16, name+".PCIe")
 	d.AddPort("PCIe", d.port)
 	return d, nil

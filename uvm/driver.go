@@ -97,12 +97,8 @@ func (d *Driver) ConnectGPU(g int, p sim.Port) {
 // SetChecker turns on the coherence checking mode.
 func (d *Driver) SetChecker(c *Checker) { d.check = c }
 
-// KernelLaunch passes a launch and its argument objects to the policy.
-func (d *Driver) KernelLaunch(args []int) {
-	if o, ok := d.policy.(pagepolicy.KernelObserver); ok {
-		o.KernelLaunch(args)
-	}
-}
+// Observe passes a kernel launch, an allocation or a free to the policy.
+func (d *Driver) Observe(e pagepolicy.Event) error { return d.policy.Observe(e) }
 
 // NotifyRecv schedules a drain of the port at the current time.
 func (d *Driver) NotifyRecv(now sim.VTimeInSec, _ sim.Port) {
@@ -191,6 +187,9 @@ func (d *Driver) service(now sim.VTimeInSec) {
 		fault := pagepolicy.Fault{GPU: g, Page: f.Page, Write: f.Write, Protection: f.Protection,
 			Object: d.objectOf(f.Ptr), Ptr: f.Ptr, TimeNs: float64(now) * 1e9}
 		dec := d.policy.Decide(fault, d.table.Page(f.Page))
+		for _, u := range dec.Updates { // the policy's predictions: only the driver writes the table
+			d.table.SetBits(u.Page, u.Bits)
+		}
 		lookup += d.lookupCost(dec)
 		wasHost := d.table.Page(f.Page).Owner == Host
 		plan := &d.scratch

@@ -12,6 +12,7 @@ import (
 	"github.com/mgpu-sim/mgpu/atomicfile"
 	"github.com/mgpu-sim/mgpu/figures"
 	"github.com/mgpu-sim/mgpu/platform"
+	"github.com/mgpu-sim/mgpu/plots"
 	"github.com/mgpu-sim/mgpu/sweep"
 )
 
@@ -243,7 +244,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		return inputError{err}
 	}
 	defer f.Close()
-	t, err := figures.ReadCSV(f)
+	t, err := plots.ReadCSV(f)
 	if err != nil {
 		return inputError{fmt.Errorf("%s: %w", path, err)}
 	}

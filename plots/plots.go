@@ -1,4 +1,8 @@
-package figures
+// Package plots draws figures from their CSV tables only. It knows nothing of
+// runs, results or the simulator, so a figure can be redrawn (restyled,
+// retitled) from its CSV without simulating anything again: `mgpu figure`
+// writes the CSV and then draws it, `mgpu plot` draws an existing one.
+package plots
 
 import (
 	"encoding/csv"
@@ -15,6 +19,14 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
+
+// Table is a figure's data as its CSV holds it: Values[app][series], NaN
+// where a value is missing (an empty field in the CSV).
+type Table struct {
+	Series []string
+	Apps   []string
+	Values [][]float64
+}
 
 // WriteCSV writes the table wide: one row per application (and the
 // average), one column per series.
@@ -57,7 +69,7 @@ func ReadCSV(r io.Reader) (Table, error) {
 		t.Apps = append(t.Apps, rec[0])
 		row := make([]float64, len(rec)-1)
 		for i, s := range rec[1:] {
-			row[i] = nan
+			row[i] = math.NaN()
 			if s == "" {
 				continue
 			}

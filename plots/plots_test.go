@@ -1,0 +1,35 @@
+package plots
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestCSVRoundTripAndPlot(t *testing.T) {
+	tab := Table{Series: []string{"a", "b"}, Apps: []string{"mm", "average"}, Values: [][]float64{{1.5, math.NaN()}, {1.5, 2}}}
+	var b bytes.Buffer
+	if err := tab.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadCSV(bytes.NewReader(b.Bytes()))
+	if err != nil || back.Values[1][1] != 2 || !math.IsNaN(back.Values[0][1]) || back.Apps[0] != "mm" {
+		t.Fatalf("round trip: %+v %v", back, err)
+	}
+	for _, stacked := range []bool{false, true} {
+		base := filepath.Join(t.TempDir(), "fig")
+		if err := back.Plot("t", "speedup", stacked, base); err != nil {
+			t.Fatal(err)
+		}
+		for _, ext := range []string{".png", ".svg"} {
+			if st, err := os.Stat(base + ext); err != nil || st.Size() == 0 {
+				t.Fatalf("stacked=%v: %s not written: %v", stacked, ext, err)
+			}
+		}
+	}
+	if _, err := ReadCSV(bytes.NewReader([]byte("x,y\n1,2\n"))); err == nil {
+		t.Fatal("a CSV that is not a figure table was accepted")
+	}
+}
