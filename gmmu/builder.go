@@ -7,6 +7,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/cache"
 	"github.com/mgpu-sim/mgpu/stats"
+	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
 // Builder makes a GMMU, after Akita's builder style.
@@ -16,14 +17,17 @@ type Builder struct {
 	id       int
 	pageSize uint64
 	pages    uint64
+	base     uint64
 	batch    int
 	freqMHz  float64
 	counters *stats.Counters
+	bufSize  int
+	delay    sim.VTimeInSec
 }
 
 // MakeBuilder returns a builder with GRIT Table I defaults.
 func MakeBuilder() Builder {
-	return Builder{cfg: DefaultConfig(), batch: 256, freqMHz: 1000, pageSize: 4096}
+	return Builder{cfg: DefaultConfig(), batch: 256, freqMHz: 1000, pageSize: 4096, bufSize: 1 << 16}
 }
 
 // WithEngine sets the engine.
@@ -35,11 +39,15 @@ func (b Builder) WithConfig(c Config) Builder { b.cfg = c; return b }
 // WithGPUID sets which GPU the GMMU belongs to.
 func (b Builder) WithGPUID(id int) Builder { b.id = id; return b }
 
-// WithPages sizes the local page table.
+// WithPages sizes the local page table: pages pages of pageSize bytes.
 func (b Builder) WithPages(pageSize, pages uint64) Builder {
 	b.pageSize, b.pages = pageSize, pages
 	return b
 }
+
+// WithAddressBase sets the virtual address of page 0, for translation
+// requests that arrive on the Top port (default 0).
+func (b Builder) WithAddressBase(va uint64) Builder { b.base = va; return b }
 
 // WithFaultBatch sets how many faults go to the driver at once.
 func (b Builder) WithFaultBatch(n int) Builder { b.batch = n; return b }
@@ -47,27 +55,51 @@ func (b Builder) WithFaultBatch(n int) Builder { b.batch = n; return b }
 // WithFreqMHz sets the clock the walk latency is counted in.
 func (b Builder) WithFreqMHz(f float64) Builder { b.freqMHz = f; return b }
 
-// WithCounters sets the counters the GMMU increments.
+// WithCounters sets the counters the GMMU increments; by default it keeps
+// its own (see Counters).
 func (b Builder) WithCounters(c *stats.Counters) Builder { b.counters = c; return b }
+
+// WithBufferSize sets how many incoming messages each port holds.
+func (b Builder) WithBufferSize(n int) Builder { b.bufSize = n; return b }
+
+// WithRecvDelay sets the time between a message's arrival and its
+// handling. mgpu's links fold it into their latency, so the default is 0.
+// Akita's own connections deliver again only in a later tick, so a
+// component that retrieves in the same instant a tick found its buffer full
+// would never be ticked again: give it a cycle there.
+func (b Builder) WithRecvDelay(d sim.VTimeInSec) Builder { b.delay = d; return b }
 
 // Build makes the GMMU named name, e.g. "GPU[0].GMMU".
 func (b Builder) Build(name string) (*Comp, error) {
-	if b.engine == nil || b.counters == nil {
-		return nil, fmt.Errorf("gmmu.Builder: engine and counters are required")
+	if b.engine == nil {
+		return nil, fmt.Errorf("gmmu.Builder: an engine is required")
+	}
+	if b.pageSize == 0 || b.pageSize&(b.pageSize-1) != 0 {
+		return nil, fmt.Errorf("gmmu.Builder: page size %d is not a power of two", b.pageSize)
+	}
+	if b.bufSize < 1 {
+		return nil, fmt.Errorf("gmmu.Builder: buffer size %d: must be at least 1", b.bufSize)
 	}
 	pwc, err := cache.New(b.cfg.PWCEntries, b.cfg.PWCWays)
 	if err != nil {
 		return nil, fmt.Errorf("page-walk cache: %w", err)
 	}
+	counters := b.counters
+	if counters == nil {
+		counters = &stats.Counters{}
+	}
 	m := &Comp{
 		ComponentBase: sim.NewComponentBase(name),
-		engine:        b.engine, cfg: b.cfg, id: b.id, pageSize: b.pageSize,
-		batchMax: b.batch, counters: b.counters,
+		engine:        b.engine, cfg: b.cfg, id: b.id, pageSize: b.pageSize, base: b.base,
+		counters: counters, faults: NewFaultBuffer(b.id, b.batch),
+		build: uvmproto.MakeBuilder().WithPageSize(b.pageSize),
 		table: make([]PTE, b.pages), walkers: make([]sim.VTimeInSec, b.cfg.Walkers),
-		pwc: pwc, cycle: sim.VTimeInSec(1e-6 / b.freqMHz),
-		outstanding: map[uint64]*fault{},
+		pwc: pwc, cycle: sim.VTimeInSec(1e-6 / b.freqMHz), recvDelay: b.delay,
 	}
-	m.port = sim.NewLimitNumMsgPort(m, 1<<16, name+".PCIe")
+	m.port = sim.NewLimitNumMsgPort(m, b.bufSize, name+".PCIe")
 	m.AddPort("PCIe", m.port)
+	m.top = sim.NewLimitNumMsgPort(m, b.bufSize, name+".Top")
+	m.AddPort("Top", m.top)
+	m.out, m.topOut = uvmproto.NewOutbox(m.port, b.engine), uvmproto.NewOutbox(m.top, b.engine)
 	return m, nil
 }

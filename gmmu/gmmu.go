@@ -2,6 +2,12 @@
 // table, its page-table walkers and page-walk cache, the far-fault buffer
 // that batches faults to the host driver, and the handling of the driver's
 // shootdowns, transfers and PTE installs.
+//
+// Two doors lead in. mgpu's own GPU model calls Entry, Walk and Fault
+// directly, the fast path that keeps one engine event per memory
+// instruction. Any other Akita model sends Akita's vm.TranslationReq to the
+// Top port and gets a vm.TranslationRsp back, after a page walk and, if the
+// page is not mapped, a far fault serviced by the driver.
 package gmmu
 
 import (
@@ -10,69 +16,58 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/cache"
-	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/stats"
-	"github.com/mgpu-sim/mgpu/uvm"
+	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
 // PTE is a local page-table entry.
-type PTE struct {
-	Kind  uvm.MapKind
-	Owner int8 // the GPU a remote mapping points at
-	Bits  pagepolicy.Bits
-}
+type PTE = uvmproto.PTE
 
-// GPU is what the GMMU needs from the GPU it sits in.
+// GPU is what the GMMU needs from the GPU it sits in. It is optional: a
+// GMMU without one acknowledges shootdowns at once and cannot send pages to
+// a peer GPU.
 type GPU interface {
 	// Shootdown drops (or downgrades) the pages from TLBs and caches and
 	// drains the pipelines; it returns when the drain is done.
-	Shootdown(now sim.VTimeInSec, entries []uvm.Inval) sim.VTimeInSec
+	Shootdown(now sim.VTimeInSec, entries []uvmproto.Inval) sim.VTimeInSec
 	// DropTranslation removes a page from the TLBs only.
 	DropTranslation(page uint64)
 	// SendPages sends page data to another GPU over NVLink.
 	SendPages(now sim.VTimeInSec, to int, pages []uint64, batch uint64)
 }
 
-// Waiter is a stalled wavefront waiting for a fault to be resolved.
-type Waiter interface {
-	Resolved(now sim.VTimeInSec, r uvm.Resolution)
-}
-
-type fault struct {
-	entry   uvm.FaultEntry
-	sent    bool
-	waiters []Waiter
-}
-
-// Comp is one GPU's GMMU.
+// Comp is one GPU's GMMU: an Akita component around the FaultBuffer core.
 type Comp struct {
 	*sim.ComponentBase
 	engine   sim.Engine
 	cfg      Config
 	id       int
 	pageSize uint64
-	batchMax int
-	port     sim.Port
+	base     uint64
+	port     sim.Port // PCIe, to the driver
+	top      sim.Port // translation requests from another model
+	out      *uvmproto.Outbox
+	topOut   *uvmproto.Outbox
 	driver   sim.Port
 	gpu      GPU
 	counters *stats.Counters
+	build    uvmproto.Builder
+	faults   *FaultBuffer
+	err      error
 
 	table   []PTE
 	walkers []sim.VTimeInSec
 	pwc     *cache.Cache
 	cycle   sim.VTimeInSec
 
-	pending     []uvm.FaultEntry
-	outstanding map[uint64]*fault
-	inFlight    bool
-	acPending   [][]uint64
-	acInFlight  bool
-	recvPending bool
+	recvPending, topPending bool
+	recvDelay               sim.VTimeInSec
 }
 
 type recvEvent struct {
-	t sim.VTimeInSec
-	h sim.Handler
+	t   sim.VTimeInSec
+	h   sim.Handler
+	top bool
 }
 
 func (e *recvEvent) Time() sim.VTimeInSec { return e.t }
@@ -82,17 +77,29 @@ func (e *recvEvent) IsSecondary() bool    { return false }
 // Port is the GMMU's PCIe port to the driver.
 func (m *Comp) Port() sim.Port { return m.port }
 
-// SetDriver sets the driver's port and the GPU this GMMU serves.
+// Top is the port that takes Akita vm.TranslationReq messages.
+func (m *Comp) Top() sim.Port { return m.top }
+
+// SetDriver sets the driver's port.
 func (m *Comp) SetDriver(p sim.Port) { m.driver = p }
 
-// SetGPU attaches the GPU.
+// SetGPU attaches the GPU this GMMU serves.
 func (m *Comp) SetGPU(g GPU) { m.gpu = g }
+
+// Counters are the counts the GMMU keeps (faults, page walks).
+func (m *Comp) Counters() *stats.Counters { return m.counters }
+
+// Refused is how many sends its connections refused and it resent.
+func (m *Comp) Refused() uint64 { return m.out.Refused() + m.topOut.Refused() }
+
+// Err is the first error the GMMU met, if any; it stops handling then.
+func (m *Comp) Err() error { return m.err }
 
 // Entry returns the local PTE of a page.
 func (m *Comp) Entry(page uint64) PTE { return m.table[page] }
 
 // Mapping reports the local mapping of a page (for the checker).
-func (m *Comp) Mapping(page uint64) (uvm.MapKind, int) {
+func (m *Comp) Mapping(page uint64) (uvmproto.MapKind, int) {
 	e := m.table[page]
 	return e.Kind, int(e.Owner)
 }
@@ -112,10 +119,7 @@ func (m *Comp) Walk(now sim.VTimeInSec, page uint64) sim.VTimeInSec {
 			w = i
 		}
 	}
-	start := now
-	if m.walkers[w] > start {
-		start = m.walkers[w]
-	}
+	start := max(now, m.walkers[w])
 	levels := m.cfg.Levels
 	// Upper levels from the leaf's parent upwards: level L-1 covers 512
 	// pages, L-2 covers 512^2, ...
@@ -135,164 +139,154 @@ func (m *Comp) Walk(now sim.VTimeInSec, page uint64) sim.VTimeInSec {
 	return end
 }
 
-// Fault records a far fault. Faults on one page coalesce: later wavefronts
-// just wait on the first fault's resolution.
-func (m *Comp) Fault(now sim.VTimeInSec, e uvm.FaultEntry, w Waiter) {
-	if f, ok := m.outstanding[e.Page]; ok {
-		f.waiters = append(f.waiters, w)
-		if !f.sent && e.Write && !f.entry.Write {
-			f.entry.Write, f.entry.Protection = true, e.Protection
-			m.upgradePending(e)
-		}
-		return
-	}
-	e.RaisedAt = now
-	m.outstanding[e.Page] = &fault{entry: e, waiters: []Waiter{w}}
-	m.pending = append(m.pending, e)
-	if e.Protection {
-		m.counters.ProtectionFaults++
-	} else {
-		m.counters.PageFaults++
-	}
-	if !m.inFlight {
-		m.flush(now)
-	}
-}
-
-func (m *Comp) upgradePending(e uvm.FaultEntry) {
-	for i := range m.pending {
-		if m.pending[i].Page == e.Page {
-			m.pending[i].Write, m.pending[i].Protection = true, e.Protection
+// Fault records a far fault raised at now by w. Faults on one page
+// coalesce: later waiters just wait on the first fault's resolution.
+func (m *Comp) Fault(now sim.VTimeInSec, e uvmproto.FaultEntry, w Waiter) {
+	if m.faults.Raise(now, e, w) {
+		if e.Protection {
+			m.counters.ProtectionFaults++
+		} else {
+			m.counters.PageFaults++
 		}
 	}
-}
-
-// flush sends up to one batch of pending faults to the driver.
-func (m *Comp) flush(now sim.VTimeInSec) {
-	if len(m.pending) == 0 {
-		return
-	}
-	n := min(len(m.pending), m.batchMax)
-	batch := make([]uvm.FaultEntry, n)
-	copy(batch, m.pending[:n])
-	m.pending = append(m.pending[:0], m.pending[n:]...)
-	for _, e := range batch {
-		m.outstanding[e.Page].sent = true
-	}
-	m.inFlight = true
-	m.send(now, &uvm.FaultBatchMsg{GPU: m.id, Faults: batch}, 32*n)
+	m.apply(now)
 }
 
 // NotifyCounter queues an access-counter notification: pages are the
-// group's pages to migrate here. Notifications go to the driver in batches,
-// one batch in flight at a time, like faults.
+// group's pages to migrate here.
 func (m *Comp) NotifyCounter(now sim.VTimeInSec, pages []uint64) {
-	m.acPending = append(m.acPending, pages)
-	if !m.acInFlight {
-		m.flushCounters(now)
-	}
+	m.faults.Notify(pages)
+	m.apply(now)
 }
 
-func (m *Comp) flushCounters(now sim.VTimeInSec) {
-	if len(m.acPending) == 0 {
+// apply carries out what the fault buffer asked for.
+func (m *Comp) apply(now sim.VTimeInSec) {
+	rd := m.faults.Ready()
+	for _, w := range rd.Wake {
+		w.Waiter.Resolved(now, w.Resolution)
+	}
+	for _, msg := range rd.Send {
+		m.out.Send(msg, m.driver, now)
+	}
+	m.faults.Advance()
+}
+
+// NotifyRecv schedules a drain of the port that received.
+func (m *Comp) NotifyRecv(now sim.VTimeInSec, p sim.Port) {
+	if p == m.top {
+		if !m.topPending {
+			m.topPending = true
+			m.engine.Schedule(&recvEvent{t: now + m.recvDelay, h: m, top: true})
+		}
 		return
 	}
-	n := min(len(m.acPending), m.batchMax)
-	var entries []uvm.FaultEntry
-	for _, group := range m.acPending[:n] {
-		for _, p := range group {
-			entries = append(entries, uvm.FaultEntry{Page: p, RaisedAt: now})
-		}
-	}
-	m.acPending = append(m.acPending[:0], m.acPending[n:]...)
-	m.acInFlight = true
-	m.send(now, &uvm.FaultBatchMsg{GPU: m.id, Faults: entries, Counter: true, Notifications: n}, 32*n)
-}
-
-// NotifyRecv schedules a drain of the PCIe port.
-func (m *Comp) NotifyRecv(now sim.VTimeInSec, _ sim.Port) {
 	if !m.recvPending {
 		m.recvPending = true
-		m.engine.Schedule(&recvEvent{t: now, h: m})
+		m.engine.Schedule(&recvEvent{t: now + m.recvDelay, h: m})
 	}
 }
 
-// NotifyPortFree is unused: links have unbounded send queues.
-func (m *Comp) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+// NotifyPortFree resends what a full connection refused.
+func (m *Comp) NotifyPortFree(now sim.VTimeInSec, p sim.Port) {
+	if p == m.top {
+		m.topOut.PortFree(now)
+		return
+	}
+	m.out.PortFree(now)
+}
 
-// Handle drains the PCIe port.
+// Handle drains a port, or finishes a translation request's walk.
 func (m *Comp) Handle(e sim.Event) error {
+	if m.err != nil {
+		return m.err
+	}
 	now := e.Time()
-	m.recvPending = false
-	for msg := m.port.Retrieve(now); msg != nil; msg = m.port.Retrieve(now) {
-		m.receive(now, msg)
+	switch ev := e.(type) {
+	case *recvEvent:
+		if ev.top {
+			m.topPending = false
+			for msg := m.top.Retrieve(now); msg != nil; msg = m.top.Retrieve(now) {
+				m.fail(m.translate(now, msg))
+			}
+			return m.err
+		}
+		m.recvPending = false
+		for msg := m.port.Retrieve(now); msg != nil; msg = m.port.Retrieve(now) {
+			m.fail(m.receive(now, msg))
+		}
+	case *walkEvent:
+		m.walked(now, ev)
+	default:
+		m.fail(fmt.Errorf("unexpected event %T", e))
+	}
+	return m.err
+}
+
+// fail records the first error.
+func (m *Comp) fail(err error) {
+	if err != nil && m.err == nil {
+		m.err = fmt.Errorf("%s: %w", m.Name(), err)
+	}
+}
+
+func (m *Comp) receive(now sim.VTimeInSec, msg sim.Msg) error {
+	switch x := msg.(type) {
+	case *uvmproto.InvalidateMsg:
+		m.invalidate(x.Entries)
+		done := now
+		if m.gpu != nil {
+			done = m.gpu.Shootdown(now, x.Entries)
+		}
+		m.out.Send(m.build.InvalidateAck(x, m.id), m.driver, done)
+	case *uvmproto.TransferCmdMsg:
+		if x.To == uvmproto.Host {
+			m.out.Send(m.build.Writeback(m.id, x.Pages, x.Batch), m.driver, now)
+			return nil
+		}
+		if m.gpu == nil {
+			return fmt.Errorf("transfer to GPU %d commanded, but no GPU is attached to send pages over NVLink", x.To)
+		}
+		m.gpu.SendPages(now, x.To, x.Pages, x.Batch)
+	case *uvmproto.PageDataMsg:
+		m.DataArrived(now, x.Batch)
+	case *uvmproto.MapMsg:
+		m.install(x.Entries)
+		m.faults.Reply(x.Entries, x.Resolved, x.EndOfBatch, false)
+		m.apply(now)
+	case *uvmproto.CounterReplyMsg:
+		m.install(x.Entries)
+		m.faults.Reply(x.Entries, x.Resolved, false, true)
+		m.apply(now)
+	default:
+		return fmt.Errorf("unexpected message %T on PCIe", msg)
 	}
 	return nil
 }
 
-func (m *Comp) receive(now sim.VTimeInSec, msg sim.Msg) {
-	switch x := msg.(type) {
-	case *uvm.InvalidateMsg:
-		for _, iv := range x.Entries {
-			e := &m.table[iv.Page]
-			switch {
-			case !iv.Downgrade:
-				*e = PTE{Bits: e.Bits}
-			case e.Kind == uvm.LocalRW:
-				e.Kind = uvm.LocalRO
-			case e.Kind == uvm.RemoteRW:
-				e.Kind = uvm.RemoteRO
-			}
+func (m *Comp) invalidate(entries []uvmproto.Inval) {
+	for _, iv := range entries {
+		e := &m.table[iv.Page]
+		switch {
+		case !iv.Downgrade:
+			*e = PTE{Bits: e.Bits}
+		case e.Kind == uvmproto.LocalRW:
+			e.Kind = uvmproto.LocalRO
+		case e.Kind == uvmproto.RemoteRW:
+			e.Kind = uvmproto.RemoteRO
 		}
-		done := m.gpu.Shootdown(now, x.Entries)
-		m.send(done, &uvm.InvalidateAckMsg{GPU: m.id, Batch: x.Batch}, 8)
-	case *uvm.TransferCmdMsg:
-		if x.To == uvm.Host {
-			m.send(now, &uvm.PageDataMsg{From: m.id, To: uvm.Host, Pages: x.Pages, Batch: x.Batch}, len(x.Pages)*int(m.pageSize))
-			return
+	}
+}
+
+func (m *Comp) install(entries []uvmproto.Mapping) {
+	for _, e := range entries {
+		m.table[e.Page] = PTE{Kind: e.Kind, Owner: int8(e.Owner), Bits: e.Bits}
+		if m.gpu != nil {
+			m.gpu.DropTranslation(e.Page)
 		}
-		m.gpu.SendPages(now, x.To, x.Pages, x.Batch)
-	case *uvm.PageDataMsg:
-		m.DataArrived(now, x.Batch)
-	case *uvm.MapMsg:
-		m.install(now, x)
-	default:
-		panic(fmt.Sprintf("gmmu: unexpected message %T", msg))
 	}
 }
 
 // DataArrived tells the driver that a transfer into this GPU completed.
 func (m *Comp) DataArrived(now sim.VTimeInSec, batch uint64) {
-	m.send(now, &uvm.TransferDoneMsg{GPU: m.id, Batch: batch}, 8)
-}
-
-func (m *Comp) install(now sim.VTimeInSec, x *uvm.MapMsg) {
-	for i, e := range x.Entries {
-		m.table[e.Page] = PTE{Kind: e.Kind, Owner: int8(e.Owner), Bits: e.Bits}
-		m.gpu.DropTranslation(e.Page)
-		f, ok := m.outstanding[e.Page]
-		if !ok || !f.sent {
-			continue
-		}
-		delete(m.outstanding, e.Page)
-		for _, w := range f.waiters {
-			w.Resolved(now, x.Resolved[i])
-		}
-	}
-	if x.EndOfBatch {
-		m.inFlight = false
-		m.flush(now)
-	}
-	if x.EndOfCounterBatch {
-		m.acInFlight = false
-		m.flushCounters(now)
-	}
-}
-
-func (m *Comp) send(at sim.VTimeInSec, msg sim.Msg, bytes int) {
-	meta := msg.Meta()
-	meta.Src, meta.Dst, meta.SendTime, meta.TrafficBytes = m.port, m.driver, at, bytes
-	if err := m.port.Send(msg); err != nil {
-		panic("gmmu: PCIe send refused; links must have unbounded send queues")
-	}
+	m.out.Send(m.build.TransferDone(m.id, batch), m.driver, now)
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/pagepolicy"
-	"github.com/mgpu-sim/mgpu/uvm"
+	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
 // execute runs the pages of the current instruction that are not done yet,
@@ -15,8 +15,7 @@ import (
 // remotely; a page that faults is raised to the GMMU when its walk ends.
 func (g *Comp) execute(wf *wavefront, t sim.VTimeInSec) {
 	write := wf.inst.Write
-	wf.nFaults = 0
-	wf.faultAt = 0
+	nFaults, faultAt := 0, sim.VTimeInSec(0)
 	cu := &g.cus[wf.wg.cu]
 	for i := 0; i < wf.nPages; i++ {
 		if wf.done[i] {
@@ -48,12 +47,12 @@ func (g *Comp) execute(wf *wavefront, t sim.VTimeInSec) {
 		}
 		if !pte.Kind.Readable() || (write && !pte.Kind.Writable()) {
 			if g.check && !walked && !pte.Kind.Readable() {
-				panic(fmt.Sprintf("GPU %d: TLB hit on page %d whose PTE is invalid: a shootdown was missed", g.id, page))
+				g.fail(fmt.Errorf("TLB hit on page %d whose PTE is invalid: a shootdown was missed", page))
 			}
-			wf.faultPages[wf.nFaults] = uint8(i)
-			wf.faultProt[wf.nFaults] = pte.Kind.Readable()
-			wf.nFaults++
-			wf.faultAt = max(wf.faultAt, tp)
+			wf.faultPages[nFaults] = uint8(i)
+			wf.faultProt[nFaults] = pte.Kind.Readable()
+			nFaults++
+			faultAt = max(faultAt, tp)
 			continue
 		}
 		if walked {
@@ -67,22 +66,7 @@ func (g *Comp) execute(wf *wavefront, t sim.VTimeInSec) {
 		g.accessPage(wf, cu, i, tp)
 	}
 	g.sendRemote(wf)
-	if wf.nFaults > 0 {
-		wf.state = stRaise
-		g.schedule(wf, wf.faultAt)
-		return
-	}
-	g.complete(wf, t)
-}
-
-// complete ends the instruction once nothing is outstanding.
-func (g *Comp) complete(wf *wavefront, now sim.VTimeInSec) {
-	if wf.remoteLeft > 0 || wf.nFaults > 0 {
-		wf.state = stWait
-		return
-	}
-	wf.state = stNext
-	g.schedule(wf, max(now, wf.localDone))
+	g.do(wf, wf.m.executed(t, nFaults, faultAt))
 }
 
 // accessPage moves the lines of page i, translated at t.
@@ -92,7 +76,7 @@ func (g *Comp) accessPage(wf *wavefront, cu *computeUnit, i int, t sim.VTimeInSe
 	target := g.id
 	if wf.kind[i].Remote() {
 		target = int(wf.owner[i])
-		wf.remoteAt = t
+		wf.m.remoteAt = t
 	}
 	if g.observer != nil {
 		g.observer.Access(g.id, wf.pages[i], write, target)
@@ -103,36 +87,31 @@ func (g *Comp) accessPage(wf *wavefront, cu *computeUnit, i int, t sim.VTimeInSe
 			continue
 		}
 		if target != g.id {
+			g.remoteLines[target] = append(g.remoteLines[target], wf.lines[l])
 			remote++
 			continue
 		}
-		wf.localDone = max(wf.localDone, g.localLine(cu, wf.lines[l], write, t))
+		wf.m.localDone = max(wf.m.localDone, g.localLine(cu, wf.lines[l], write, t))
 	}
 	if remote > 0 {
-		g.remoteCount[target] += remote
 		if pages := g.ac.count(wf.pages[i], remote); pages != nil {
 			g.mmu.NotifyCounter(t, pages)
 		}
 	}
 }
 
-// sendRemote sends one RDMA request per owner GPU for the lines gathered by
-// accessPage.
+// sendRemote sends one RDMA request per owner GPU, naming by value the
+// lines accessPage found on pages mapped to that owner.
 func (g *Comp) sendRemote(wf *wavefront) {
-	write := wf.inst.Write
-	for owner, n := range g.remoteCount {
-		if n == 0 {
+	for owner, lines := range g.remoteLines {
+		if len(lines) == 0 {
 			continue
 		}
-		g.remoteCount[owner] = 0
-		g.counters.RemoteLines += uint64(n)
-		wf.remoteLeft++
-		req := &RDMAReq{wf: wf, Owner: owner, Lines: n, Write: write}
-		bytes := 8 * n
-		if write {
-			bytes = n << g.lineShift
-		}
-		g.sendPeer(owner, wf.remoteAt, req, bytes)
+		g.counters.RemoteLines += uint64(len(lines))
+		wf.m.sentRemote()
+		req := g.build.RDMA(lines, wf.inst.Write, wf.id, 1<<g.lineShift)
+		g.remoteLines[owner] = lines[:0]
+		g.out.Send(req, g.peers[owner], wf.m.remoteAt)
 	}
 }
 
@@ -170,11 +149,10 @@ func (g *Comp) memLine(line uint64, t sim.VTimeInSec) sim.VTimeInSec {
 
 // raise hands the instruction's faults to the GMMU and waits.
 func (g *Comp) raise(wf *wavefront, now sim.VTimeInSec) {
-	wf.state = stWait
 	w := waiter{g: g, wf: wf}
 	write := wf.inst.Write
 	n := 0
-	for i := 0; i < wf.nFaults; i++ {
+	for i := 0; i < wf.m.nFaults; i++ {
 		pi := wf.faultPages[i]
 		// The PTE may have been installed since the walk: then there is
 		// nothing to raise, the replay will find it.
@@ -184,40 +162,30 @@ func (g *Comp) raise(wf *wavefront, now sim.VTimeInSec) {
 		wf.faultPages[n], wf.faultProt[n] = pi, wf.faultProt[i]
 		n++
 	}
-	wf.nFaults, wf.waiting = n, n
-	if n == 0 {
-		wf.state = stReplay
-		g.schedule(wf, now)
-		return
-	}
+	g.do(wf, wf.m.raised(now, n))
 	for i := 0; i < n; i++ {
 		pi := wf.faultPages[i]
-		g.mmu.Fault(now, uvm.FaultEntry{
+		g.mmu.Fault(now, uvmproto.FaultEntry{
 			Page: wf.pages[pi], Ptr: wf.ptr[pi], Write: write, Protection: wf.faultProt[i],
 		}, w)
 	}
 }
 
-// chargeFault splits a fault stall into the driver's service time and the
-// time of the resolving action (GRIT Fig. 3 categories).
-func (g *Comp) chargeFault(wf *wavefront, now sim.VTimeInSec) {
-	total := float64(now-wf.faultAt) * 1e9
-	host := min(total, max(0, float64(wf.lastRes.ServicedAt-wf.faultAt)*1e9))
-	rest := total - host
-	g.stalls.HostFault += host
-	switch wf.lastRes.Cause {
-	case uvm.CauseMigration:
-		g.stalls.Migration += rest
-	case uvm.CauseDuplication:
-		g.stalls.Duplication += rest
-	case uvm.CauseCollapse:
-		g.stalls.WriteCollapse += rest
-	case uvm.CauseRemote:
-		g.stalls.RemoteAccess += rest
+// charge adds a fault stall to its categories.
+func (g *Comp) charge(st stall) {
+	g.stalls.HostFault += st.hostNs
+	switch st.cause {
+	case uvmproto.CauseMigration:
+		g.stalls.Migration += st.restNs
+	case uvmproto.CauseDuplication:
+		g.stalls.Duplication += st.restNs
+	case uvmproto.CauseCollapse:
+		g.stalls.WriteCollapse += st.restNs
+	case uvmproto.CauseRemote:
+		g.stalls.RemoteAccess += st.restNs
 	default:
-		g.stalls.HostFault += rest
+		g.stalls.HostFault += st.restNs
 	}
-	wf.faultAt = 0
 }
 
 func (g *Comp) countMissBits(b pagepolicy.Bits) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/cache"
 	"github.com/mgpu-sim/mgpu/stats"
+	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
 // Builder makes a GPU, after Akita's builder style.
@@ -23,11 +24,13 @@ type Builder struct {
 	recency  Toucher
 	acThresh int
 	acGroup  uint64
+	bufSize  int
+	delay    sim.VTimeInSec
 }
 
 // MakeBuilder returns a builder with OASIS Table I defaults.
 func MakeBuilder() Builder {
-	return Builder{cfg: DefaultConfig(), gpus: 1, pageSize: 4096, acThresh: 256, acGroup: 64 << 10}
+	return Builder{cfg: DefaultConfig(), gpus: 1, pageSize: 4096, acThresh: 256, acGroup: 64 << 10, bufSize: 1 << 16}
 }
 
 // WithEngine sets the engine.
@@ -59,6 +62,16 @@ func (b Builder) WithAccessCounters(threshold int, groupBytes uint64) Builder {
 	return b
 }
 
+// WithBufferSize sets how many incoming messages the NVLink port holds.
+func (b Builder) WithBufferSize(n int) Builder { b.bufSize = n; return b }
+
+// WithRecvDelay sets the time between a message's arrival and its
+// handling. mgpu's links fold it into their latency, so the default is 0.
+// Akita's own connections deliver again only in a later tick, so a
+// component that retrieves in the same instant a tick found its buffer full
+// would never be ticked again: give it a cycle there.
+func (b Builder) WithRecvDelay(d sim.VTimeInSec) Builder { b.delay = d; return b }
+
 // WithCheck turns on internal assertions (the coherence checking mode).
 func (b Builder) WithCheck(on bool) Builder { b.check = on; return b }
 
@@ -71,26 +84,29 @@ func (b Builder) Build(name string) (*Comp, error) {
 	if b.engine == nil || b.counters == nil || b.stalls == nil {
 		return nil, fmt.Errorf("gpu.Builder: engine and stats are required")
 	}
+	if b.bufSize < 1 {
+		return nil, fmt.Errorf("gpu.Builder: buffer size %d: must be at least 1", b.bufSize)
+	}
 	line := uint64(c.LineSize)
 	cycle := sim.VTimeInSec(1e-6 / c.FreqMHz)
 	g := &Comp{
 		ComponentBase: sim.NewComponentBase(name),
 		engine:        b.engine, cfg: c, id: b.id,
 		counters: b.counters, stalls: b.stalls, check: b.check, recency: b.recency,
-		cycle:       cycle,
-		pageShift:   uint(bits.TrailingZeros64(b.pageSize)),
-		lineShift:   uint(bits.TrailingZeros64(line)),
-		pageSize:    b.pageSize,
-		l1tlbLat:    sim.VTimeInSec(c.L1TLBCycles) * cycle,
-		l2tlbLat:    sim.VTimeInSec(c.L2TLBCycles) * cycle,
-		l1vLat:      sim.VTimeInSec(c.L1VCycles) * cycle,
-		l2Lat:       sim.VTimeInSec(c.L2Cycles) * cycle,
-		dramLat:     sim.VTimeInSec(c.DRAMLatencyNs * 1e-9),
-		dramLine:    sim.VTimeInSec(float64(line) / (c.DRAMGBps * 1e9)),
-		drain:       sim.VTimeInSec(c.DrainCycles) * cycle,
-		remoteCount: make([]int, b.gpus),
-		tlbGen:      make([]uint32, b.pages),
-		lineGen:     make([]uint32, b.pages),
+		cycle:     cycle,
+		pageShift: uint(bits.TrailingZeros64(b.pageSize)),
+		lineShift: uint(bits.TrailingZeros64(line)),
+		pageSize:  b.pageSize,
+		l1tlbLat:  sim.VTimeInSec(c.L1TLBCycles) * cycle,
+		l2tlbLat:  sim.VTimeInSec(c.L2TLBCycles) * cycle,
+		l1vLat:    sim.VTimeInSec(c.L1VCycles) * cycle,
+		l2Lat:     sim.VTimeInSec(c.L2Cycles) * cycle,
+		dramLat:   sim.VTimeInSec(c.DRAMLatencyNs * 1e-9),
+		dramLine:  sim.VTimeInSec(float64(line) / (c.DRAMGBps * 1e9)),
+		drain:     sim.VTimeInSec(c.DrainCycles) * cycle,
+		recvDelay: b.delay,
+		tlbGen:    make([]uint32, b.pages),
+		lineGen:   make([]uint32, b.pages),
 	}
 	g.linesPerPage = g.pageShift - g.lineShift
 	g.ac = newAccessCounters(b.acThresh, b.acGroup, b.pageSize, b.pages)
@@ -112,7 +128,13 @@ func (b Builder) Build(name string) (*Comp, error) {
 			return nil, fmt.Errorf("L1V cache: %w", err)
 		}
 	}
-	g.port = sim.NewLimitNumMsgPort(g, 1<<16, name+".NVLink")
+	g.port = sim.NewLimitNumMsgPort(g, b.bufSize, name+".NVLink")
 	g.AddPort("NVLink", g.port)
+	g.out = uvmproto.NewOutbox(g.port, b.engine)
+	g.build = uvmproto.MakeBuilder().WithPageSize(b.pageSize)
+	g.remoteLines = make([][]uint64, b.gpus)
+	for i := range g.remoteLines {
+		g.remoteLines[i] = make([]uint64, 0, uvmproto.MaxLines)
+	}
 	return g, nil
 }

@@ -19,14 +19,14 @@ import (
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/trace"
-	"github.com/mgpu-sim/mgpu/uvm"
+	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
 // MMU is what the GPU needs from its GMMU.
 type MMU interface {
-	Entry(page uint64) gmmu.PTE
+	Entry(page uint64) uvmproto.PTE
 	Walk(now sim.VTimeInSec, page uint64) sim.VTimeInSec
-	Fault(now sim.VTimeInSec, e uvm.FaultEntry, w gmmu.Waiter)
+	Fault(now sim.VTimeInSec, e uvmproto.FaultEntry, w gmmu.Waiter)
 	DataArrived(now sim.VTimeInSec, batch uint64)
 	NotifyCounter(now sim.VTimeInSec, pages []uint64)
 }
@@ -79,6 +79,8 @@ type Comp struct {
 	cfg      Config
 	id       int
 	port     sim.Port
+	out      *uvmproto.Outbox
+	build    uvmproto.Builder
 	peers    []sim.Port
 	mmu      MMU
 	work     WorkSource
@@ -106,13 +108,17 @@ type Comp struct {
 	dramFree    sim.VTimeInSec
 	pausedUntil sim.VTimeInSec
 	pool        []*wavefront
+	wfs         []*wavefront // by id, for RDMA responses
 	recvPending bool
-	remoteCount []int
+	recvDelay   sim.VTimeInSec
 	// Per-page generations: bumping one invalidates the page's TLB entries
 	// or cached lines everywhere in this GPU (see package cache).
 	tlbGen, lineGen []uint32
 
 	ac accessCounters
+	// remoteLines gathers, per owner, the lines an RDMA request names.
+	remoteLines [][]uint64
+	err         error
 }
 
 // SetMMU attaches the GMMU.
@@ -182,12 +188,13 @@ func (g *Comp) newWavefront() *wavefront {
 	if n := len(g.pool); n > 0 {
 		wf := g.pool[n-1]
 		g.pool = g.pool[:n-1]
-		wf.state = stNext
+		wf.m.phase = phNext
 		return wf
 	}
-	wf := &wavefront{}
+	wf := &wavefront{id: uint64(len(g.wfs))}
 	wf.evt.h = g
 	wf.evt.wf = wf
+	g.wfs = append(g.wfs, wf)
 	return wf
 }
 
@@ -204,29 +211,51 @@ func (g *Comp) finish(wf *wavefront, now sim.VTimeInSec) {
 	g.Fill(now)
 }
 
+// Refused is how many sends the NVLink connection refused and it resent.
+func (g *Comp) Refused() uint64 { return g.out.Refused() }
+
+// Err is the first error the GPU met, if any; it stops handling then.
+func (g *Comp) Err() error { return g.err }
+
+func (g *Comp) fail(err error) {
+	if err != nil && g.err == nil {
+		g.err = fmt.Errorf("%s: %w", g.Name(), err)
+	}
+}
+
 // Handle runs a wavefront step or drains the NVLink port.
 func (g *Comp) Handle(e sim.Event) error {
+	if g.err != nil {
+		return g.err
+	}
 	switch ev := e.(type) {
 	case *wfEvent:
 		g.step(ev.wf, ev.t)
 	case *gpuRecvEvent:
 		g.recvPending = false
-		for msg := g.port.Retrieve(ev.t); msg != nil; msg = g.port.Retrieve(ev.t) {
-			g.receive(ev.t, msg)
+		for msg := g.port.Retrieve(ev.t); msg != nil && g.err == nil; msg = g.port.Retrieve(ev.t) {
+			g.fail(g.receive(ev.t, msg))
 		}
 	default:
-		return fmt.Errorf("gpu: unexpected event %T", e)
+		g.fail(fmt.Errorf("unexpected event %T", e))
 	}
-	return nil
+	return g.err
+}
+
+// do carries out the machine's answer.
+func (g *Comp) do(wf *wavefront, nx next) {
+	if nx.schedule {
+		g.schedule(wf, nx.at)
+	}
 }
 
 func (g *Comp) step(wf *wavefront, now sim.VTimeInSec) {
-	switch wf.state {
-	case stRaise:
+	switch wf.m.phase {
+	case phRaise:
 		g.raise(wf, now)
 		return
-	case stReplay:
-		wf.nFaults = 0
+	case phReplay:
+		wf.m.replaying()
 		g.execute(wf, max(now, g.pausedUntil))
 		return
 	}
@@ -243,7 +272,7 @@ func (g *Comp) step(wf *wavefront, now sim.VTimeInSec) {
 	}
 	g.counters.MemInstructions++
 	g.coalesce(wf)
-	wf.localDone = t
+	wf.m.issued(t)
 	g.execute(wf, t)
 }
 

@@ -5,108 +5,66 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
-	"github.com/mgpu-sim/mgpu/uvm"
+	"github.com/mgpu-sim/mgpu/uvmproto"
 )
-
-// RDMAReq asks the owner GPU for (or sends it) the lines of one instruction
-// that live in its memory. One message per instruction and owner keeps the
-// event count per access constant.
-type RDMAReq struct {
-	sim.MsgMeta
-	wf    *wavefront
-	Owner int
-	Lines int
-	Write bool
-}
-
-// RDMARsp returns the lines (or the write acknowledgement).
-type RDMARsp struct {
-	sim.MsgMeta
-	wf *wavefront
-}
-
-// Meta implements sim.Msg.
-func (m *RDMAReq) Meta() *sim.MsgMeta { return &m.MsgMeta }
-
-// Meta implements sim.Msg.
-func (m *RDMARsp) Meta() *sim.MsgMeta { return &m.MsgMeta }
 
 // NotifyRecv schedules a drain of the NVLink port.
 func (g *Comp) NotifyRecv(now sim.VTimeInSec, _ sim.Port) {
 	if !g.recvPending {
 		g.recvPending = true
-		g.engine.Schedule(&gpuRecvEvent{t: now, h: g})
+		g.engine.Schedule(&gpuRecvEvent{t: now + g.recvDelay, h: g})
 	}
 }
 
-// NotifyPortFree is unused: links have unbounded send queues.
-func (g *Comp) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+// NotifyPortFree resends what a full connection refused.
+func (g *Comp) NotifyPortFree(now sim.VTimeInSec, _ sim.Port) { g.out.PortFree(now) }
 
-func (g *Comp) receive(now sim.VTimeInSec, msg sim.Msg) {
+func (g *Comp) receive(now sim.VTimeInSec, msg sim.Msg) error {
 	switch m := msg.(type) {
-	case *RDMAReq:
+	case *uvmproto.RDMAReq:
 		g.serveRemote(now, m)
-	case *RDMARsp:
-		wf := m.wf
-		wf.remoteLeft--
-		if wf.remoteLeft > 0 {
-			return
+	case *uvmproto.RDMARsp:
+		tag := m.Tag
+		m.Release()
+		if tag >= uint64(len(g.wfs)) {
+			return fmt.Errorf("RDMA response for wavefront %d, which does not exist", tag)
 		}
-		g.stalls.RemoteAccess += float64(now-wf.remoteAt) * 1e9
-		if wf.state == stWait {
-			g.complete(wf, now)
+		wf := g.wfs[tag]
+		nx, st, last := wf.m.remoteReturned(now)
+		if last {
+			g.stalls.RemoteAccess += st
 		}
-	case *uvm.PageDataMsg:
+		g.do(wf, nx)
+	case *uvmproto.PageDataMsg:
 		g.mmu.DataArrived(now, m.Batch)
 	default:
-		panic(fmt.Sprintf("gpu: unexpected message %T", msg))
+		return fmt.Errorf("unexpected message %T on NVLink", msg)
 	}
+	return nil
 }
 
-// serveRemote runs the requester's lines that live here through this GPU's
-// L2 and DRAM and answers when the last one is done.
-func (g *Comp) serveRemote(now sim.VTimeInSec, m *RDMAReq) {
-	wf := m.wf
+// serveRemote runs the requested lines through this GPU's L2 and DRAM and
+// answers when the last one is done.
+func (g *Comp) serveRemote(now sim.VTimeInSec, m *uvmproto.RDMAReq) {
 	done := now
-	for i := 0; i < wf.nLines; i++ {
-		pi := wf.linePage[i]
-		if !wf.kind[pi].Remote() || int(wf.owner[pi]) != g.id {
-			continue
-		}
-		done = max(done, g.memLine(wf.lines[i], now))
+	for _, line := range m.Lines[:m.N] {
+		done = max(done, g.memLine(line, now))
 	}
-	bytes := 8
-	if !m.Write {
-		bytes = m.Lines << g.lineShift
-	}
-	rsp := &RDMARsp{wf: wf}
-	meta := rsp.Meta()
-	meta.Src, meta.Dst, meta.SendTime, meta.TrafficBytes = g.port, m.Src, done, bytes
-	g.mustSend(rsp)
-}
-
-func (g *Comp) sendPeer(to int, at sim.VTimeInSec, msg sim.Msg, bytes int) {
-	meta := msg.Meta()
-	meta.Src, meta.Dst, meta.SendTime, meta.TrafficBytes = g.port, g.peers[to], at, bytes
-	g.mustSend(msg)
-}
-
-func (g *Comp) mustSend(msg sim.Msg) {
-	if err := g.port.Send(msg); err != nil {
-		panic("gpu: NVLink send refused; links must have unbounded send queues")
-	}
+	rsp := g.build.RDMAResponse(m, 1<<g.lineShift)
+	src := m.Src
+	m.Release()
+	g.out.Send(rsp, src, done)
 }
 
 // SendPages sends page data to another GPU (a migration or duplication
 // copy commanded by the driver).
 func (g *Comp) SendPages(now sim.VTimeInSec, to int, pages []uint64, batch uint64) {
-	msg := &uvm.PageDataMsg{From: g.id, To: to, Pages: pages, Batch: batch}
-	g.sendPeer(to, now, msg, len(pages)*int(g.pageSize))
+	g.out.Send(g.build.PageData(g.id, to, pages, batch), g.peers[to], now)
 }
 
 // Shootdown drops or downgrades pages: every TLB entry, and for a drop every
 // cached line, after draining the pipelines. It returns when the drain ends.
-func (g *Comp) Shootdown(now sim.VTimeInSec, entries []uvm.Inval) sim.VTimeInSec {
+func (g *Comp) Shootdown(now sim.VTimeInSec, entries []uvmproto.Inval) sim.VTimeInSec {
 	for _, e := range entries {
 		g.DropTranslation(e.Page)
 		if !e.Downgrade {

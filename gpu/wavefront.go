@@ -4,54 +4,35 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/trace"
-	"github.com/mgpu-sim/mgpu/uvm"
-)
-
-type wfState uint8
-
-const (
-	stNext   wfState = iota // fetch and run the next instruction
-	stRaise                 // translation done: raise the recorded faults
-	stWait                  // waiting for fault resolutions or remote lines
-	stReplay                // faults resolved: run the same instruction again
+	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
 // wavefront is one resident wavefront. It carries its own event, reused for
-// every step, so the per-instruction path allocates nothing.
+// every step, so the per-instruction path allocates nothing. Its protocol
+// state is the machine; the rest is the current instruction, coalesced.
 type wavefront struct {
 	evt    wfEvent
+	id     uint64 // the tag RDMA responses carry back
 	wg     *workgroup
 	stream Stream
 	inst   trace.Instruction
-	state  wfState
+	m      machine
 
-	// The current instruction, coalesced.
 	nLines   int
 	lines    [trace.WavefrontSize]uint64
 	linePage [trace.WavefrontSize]uint8 // index into pages
 	nPages   int
 	pages    [trace.WavefrontSize]uint64
 	ptr      [trace.WavefrontSize]uint64 // a tagged address in each page
-	kind     [trace.WavefrontSize]uvm.MapKind
+	kind     [trace.WavefrontSize]uvmproto.MapKind
 	owner    [trace.WavefrontSize]int8
 	// done marks pages whose lines were accessed. Lanes complete page by
-	// page, so a replay only redoes the pages that faulted; this is what
-	// guarantees forward progress when GPUs keep taking pages from each
-	// other.
+	// page, so a replay only redoes the pages that faulted.
 	done [trace.WavefrontSize]bool
 
-	// Faults raised by the current instruction.
-	nFaults    int
+	// The faults recorded by the current execution.
 	faultPages [trace.WavefrontSize]uint8
 	faultProt  [trace.WavefrontSize]bool
-	faultAt    sim.VTimeInSec
-	waiting    int
-	lastRes    uvm.Resolution
-
-	// Remote lines in flight.
-	remoteLeft int
-	remoteAt   sim.VTimeInSec
-	localDone  sim.VTimeInSec
 }
 
 type wfEvent struct {
@@ -85,17 +66,10 @@ type waiter struct {
 
 // Resolved is called once per faulting page; the last one replays the
 // instruction and charges the stall to its cause.
-func (w waiter) Resolved(now sim.VTimeInSec, r uvm.Resolution) {
-	wf := w.wf
-	wf.waiting--
-	if r.ServicedAt > wf.lastRes.ServicedAt {
-		wf.lastRes = r
+func (w waiter) Resolved(now sim.VTimeInSec, r uvmproto.Resolution) {
+	nx, st, last := w.wf.m.resolved(now, r)
+	if last {
+		w.g.charge(st)
 	}
-	if wf.waiting > 0 {
-		return
-	}
-	w.g.chargeFault(wf, now)
-	wf.lastRes = uvm.Resolution{}
-	wf.state = stReplay
-	w.g.schedule(wf, now)
+	w.g.do(w.wf, nx)
 }

@@ -4,7 +4,6 @@
 package platform
 
 import (
-	"errors"
 	"fmt"
 	"math/bits"
 	"time"
@@ -37,6 +36,10 @@ type Options struct {
 	Sets map[string]string
 	// Observer, if set, sees every page access (the characteriser).
 	Observer gpu.AccessObserver
+	// directBuffer, when set, replaces mgpu's links with Akita's own
+	// DirectConnection and gives every port that many buffer slots: the
+	// test that the components honour back-pressure.
+	directBuffer int
 	// Launches, if set, is told of every kernel start (the characteriser's
 	// phases); see LaunchObserver.
 	Launches LaunchObserver
@@ -45,12 +48,12 @@ type Options struct {
 // System is a built, runnable platform.
 type System struct {
 	opts     Options
-	engine   sim.Engine
+	engine   *engine
 	alloc    *objtable.Allocator
 	gpus     []*gpu.Comp
 	gmmus    []*gmmu.Comp
 	driver   *uvm.Driver
-	pcie     *interconnect.FullyConnected
+	pcie     trafficCounter
 	nvlink   trafficCounter
 	runner   *runner
 	check    *uvm.Checker
@@ -164,7 +167,7 @@ func Build(o Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &System{opts: o, engine: sim.NewSerialEngine(), alloc: alloc, capacity: capacity}
+	s := &System{opts: o, engine: newEngine(), alloc: alloc, capacity: capacity}
 	if err := s.build(traits, kernels); err != nil {
 		return nil, err
 	}
@@ -182,7 +185,11 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 	for i := range cptr {
 		cptr[i] = &s.counters[i]
 	}
-	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithConfig(c.UVM).WithPolicy(s.opts.Policy, c.Policy).
+	bufSize, delay := 1<<16, sim.VTimeInSec(0)
+	if s.opts.directBuffer > 0 {
+		bufSize, delay = s.opts.directBuffer, sim.VTimeInSec(1e-9)
+	}
+	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithBufferSize(bufSize).WithRecvDelay(delay).WithGPUs(n).WithConfig(c.UVM).WithPolicy(s.opts.Policy, c.Policy).
 		WithPages(pageSize, pages).WithCounters(cptr).WithCapacity(s.capacity).
 		WithObjectLookup(func(ptr uint64) int {
 			if o := s.alloc.ObjectAt(objtable.Strip(ptr)); o != nil {
@@ -199,17 +206,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 			return fmt.Errorf("workload %s: %w", s.opts.Workload, err)
 		}
 	}
-	lb := interconnect.MakeBuilder().WithEngine(s.engine).WithHeaderBytes(c.Link.HeaderBytes)
-	if s.pcie, err = lb.WithBandwidthGBps(c.Link.PCIeGBps).WithLatencyNs(c.Link.PCIeLatencyNs).BuildFullyConnected("PCIe"); err != nil {
-		return err
-	}
-	nv := lb.WithBandwidthGBps(c.Link.NVLinkGBps).WithLatencyNs(c.Link.NVLinkLatencyNs)
-	if c.Topology == "switch" {
-		s.nvlink, err = nv.WithSwitchLatencyNs(c.Link.SwitchLatencyNs).BuildSwitch("NVSwitch")
-	} else {
-		s.nvlink, err = nv.BuildFullyConnected("NVLink")
-	}
-	if err != nil {
+	if err := s.buildLinks(); err != nil {
 		return err
 	}
 	s.pcie.PlugIn(driver.Port(), 1)
@@ -221,14 +218,14 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 	for i := 0; i < n; i++ {
 		m, err := gmmu.MakeBuilder().WithEngine(s.engine).WithConfig(c.GMMU).WithGPUID(i).
 			WithPages(pageSize, pages).WithFaultBatch(c.UVM.FaultBatch).WithFreqMHz(c.GPU.FreqMHz).
-			WithCounters(cptr[i]).Build(fmt.Sprintf("GPU[%d].GMMU", i))
+			WithCounters(cptr[i]).WithBufferSize(bufSize).WithRecvDelay(delay).Build(fmt.Sprintf("GPU[%d].GMMU", i))
 		if err != nil {
 			return err
 		}
 		g, err := gpu.MakeBuilder().WithEngine(s.engine).WithConfig(c.GPU).WithID(i, n).
 			WithPages(pageSize, pages).WithStats(cptr[i], &s.stalls[i]).WithCheck(c.Check).
 			WithAccessCounters(c.Policy.ACThreshold, uint64(c.Policy.ACGroup)).
-			WithRecency(recency).
+			WithRecency(recency).WithBufferSize(bufSize).WithRecvDelay(delay).
 			Build(fmt.Sprintf("GPU[%d]", i))
 		if err != nil {
 			return err
@@ -250,6 +247,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 	if c.Check {
 		s.check = uvm.NewChecker(driver.Policy().Name(), n, pages, driver.Table(), localView(s.gmmus))
 		s.check.Incoherent = traits.Incoherent
+		s.check.OnViolation = s.engine.stop
 		driver.SetChecker(s.check)
 		obs = append(obs, s.check)
 	}
@@ -269,6 +267,35 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 	return nil
 }
 
+// buildLinks makes PCIe and NVLink: mgpu's message-level links, or for
+// the back-pressure test Akita's DirectConnection.
+func (s *System) buildLinks() error {
+	c := s.opts.Config
+	if s.opts.directBuffer > 0 {
+		s.pcie = direct{sim.NewDirectConnection("PCIe", s.engine, sim.GHz)}
+		s.nvlink = direct{sim.NewDirectConnection("NVLink", s.engine, sim.GHz)}
+		return nil
+	}
+	var err error
+	lb := interconnect.MakeBuilder().WithEngine(s.engine).WithHeaderBytes(c.Link.HeaderBytes)
+	if s.pcie, err = lb.WithBandwidthGBps(c.Link.PCIeGBps).WithLatencyNs(c.Link.PCIeLatencyNs).BuildFullyConnected("PCIe"); err != nil {
+		return err
+	}
+	nv := lb.WithBandwidthGBps(c.Link.NVLinkGBps).WithLatencyNs(c.Link.NVLinkLatencyNs)
+	if c.Topology == "switch" {
+		s.nvlink, err = nv.WithSwitchLatencyNs(c.Link.SwitchLatencyNs).BuildSwitch("NVSwitch")
+	} else {
+		s.nvlink, err = nv.BuildFullyConnected("NVLink")
+	}
+	return err
+}
+
+// direct is Akita's DirectConnection, which counts no traffic.
+type direct struct{ *sim.DirectConnection }
+
+func (direct) Traffic() []interconnect.Traffic { return nil }
+func (direct) BytesFrom(sim.Port) uint64       { return 0 }
+
 // spread places each object's pages in n contiguous, equal slices, one per
 // GPU (OASIS Fig. 21's "pages initially spread").
 func (s *System) spread() {
@@ -285,17 +312,7 @@ func (s *System) spread() {
 }
 
 // Run simulates the workload to completion.
-func (s *System) Run() (res *Result, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			var ce *uvm.CoherenceError
-			if e, ok := r.(error); ok && errors.As(e, &ce) {
-				err = ce
-				return
-			}
-			panic(r)
-		}
-	}()
+func (s *System) Run() (*Result, error) {
 	start := time.Now()
 	s.runner.scheduleNext(0)
 	if err := s.engine.Run(); err != nil {
@@ -310,7 +327,7 @@ func (s *System) Run() (res *Result, err error) {
 			return nil, err
 		}
 	}
-	res = s.result()
+	res := s.result()
 	res.wall = time.Since(start)
 	return res, nil
 }

@@ -8,24 +8,29 @@ import (
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/stats"
+	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
-// Builder makes a Driver, after Akita's builder style.
+// Builder makes a Driver (or its bare Service core), after Akita's builder
+// style.
 type Builder struct {
 	engine   sim.Engine
 	cfg      Config
 	policy   string
 	polCfg   pagepolicy.Config
+	gpus     int
 	pageSize uint64
 	pages    uint64
 	objectOf func(uint64) int
 	counters []*stats.Counters
 	capacity int
+	bufSize  int
+	delay    sim.VTimeInSec
 }
 
 // MakeBuilder returns a builder with the default driver config.
 func MakeBuilder() Builder {
-	return Builder{cfg: DefaultConfig(), objectOf: func(uint64) int { return -1 }}
+	return Builder{cfg: DefaultConfig(), objectOf: func(uint64) int { return -1 }, bufSize: 1 << 16}
 }
 
 // WithEngine sets the engine.
@@ -35,12 +40,15 @@ func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
 func (b Builder) WithConfig(c Config) Builder { b.cfg = c; return b }
 
 // WithPolicy names the page policy and its parameters. The driver builds
-// it in Build, over a read-only view of its own page table, so a policy
-// can only ever read the table the driver keeps.
+// it over a read-only view of its own page table, so a policy can only
+// ever read the table the driver keeps.
 func (b Builder) WithPolicy(name string, c pagepolicy.Config) Builder {
 	b.policy, b.polCfg = name, c
 	return b
 }
+
+// WithGPUs sets the number of GPUs the driver serves.
+func (b Builder) WithGPUs(n int) Builder { b.gpus = n; return b }
 
 // WithPages sets the page size and the number of pages in the managed space.
 func (b Builder) WithPages(pageSize, pages uint64) Builder {
@@ -51,43 +59,87 @@ func (b Builder) WithPages(pageSize, pages uint64) Builder {
 // WithObjectLookup sets how a faulting pointer maps to an object ID.
 func (b Builder) WithObjectLookup(f func(ptr uint64) int) Builder { b.objectOf = f; return b }
 
-// WithCounters gives the per-GPU counters the driver increments.
+// WithCounters gives the per-GPU counters the driver increments; by default
+// it keeps its own.
 func (b Builder) WithCounters(c []*stats.Counters) Builder { b.counters = c; return b }
 
 // WithCapacity limits every GPU to pages resident pages; beyond it the
 // driver evicts with the configured eviction policy. 0 means no limit.
 func (b Builder) WithCapacity(pages int) Builder { b.capacity = pages; return b }
 
-// Build makes the driver named name (e.g. "Driver").
-func (b Builder) Build(name string) (*Driver, error) {
-	if b.engine == nil || b.policy == "" || b.pageSize == 0 || len(b.counters) == 0 {
-		return nil, fmt.Errorf("uvm.Builder: engine, policy, pages and counters are required")
+// WithBufferSize sets how many incoming messages the PCIe port holds.
+func (b Builder) WithBufferSize(n int) Builder { b.bufSize = n; return b }
+
+// WithRecvDelay sets the time between a message's arrival and its
+// handling. mgpu's links fold it into their latency, so the default is 0.
+// Akita's own connections deliver again only in a later tick, so a
+// component that retrieves in the same instant a tick found its buffer full
+// would never be ticked again: give it a cycle there.
+func (b Builder) WithRecvDelay(d sim.VTimeInSec) Builder { b.delay = d; return b }
+
+// BuildService makes the driver's engine-free protocol core.
+func (b Builder) BuildService() (*Service, error) {
+	gpus := b.gpus
+	if gpus == 0 {
+		gpus = len(b.counters)
 	}
-	d := &Driver{
-		ComponentBase: sim.NewComponentBase(name),
-		engine:        b.engine, cfg: b.cfg,
-		pageSize: b.pageSize, table: NewPageTable(b.pages),
-		objectOf: b.objectOf, counters: b.counters,
-	}
-	if b.capacity < 0 {
+	switch {
+	case b.policy == "":
+		return nil, fmt.Errorf("uvm.Builder: a policy is required")
+	case gpus < 1 || gpus > 64:
+		return nil, fmt.Errorf("uvm.Builder: %d GPUs: must be 1..64", gpus)
+	case b.pageSize == 0 || b.pageSize&(b.pageSize-1) != 0:
+		return nil, fmt.Errorf("uvm.Builder: page size %d is not a power of two", b.pageSize)
+	case b.capacity < 0:
 		return nil, fmt.Errorf("uvm.Builder: capacity %d pages: must not be negative", b.capacity)
+	case len(b.counters) != 0 && len(b.counters) != gpus:
+		return nil, fmt.Errorf("uvm.Builder: %d counters for %d GPUs", len(b.counters), gpus)
+	}
+	counters := b.counters
+	if len(counters) == 0 {
+		counters = make([]*stats.Counters, gpus)
+		for i := range counters {
+			counters[i] = &stats.Counters{}
+		}
+	}
+	s := &Service{
+		cfg: b.cfg, gpus: gpus, table: NewPageTable(b.pages),
+		objectOf: b.objectOf, counters: counters,
+		build: uvmproto.MakeBuilder().WithPageSize(b.pageSize),
 	}
 	if b.capacity > 0 && uint64(b.capacity) < b.pages {
 		per := uint64(b.cfg.EvictionChunk) / b.pageSize
-		ev, err := eviction.New(b.cfg.Eviction, len(b.counters), b.pages, per)
+		ev, err := eviction.New(b.cfg.Eviction, gpus, b.pages, per)
 		if err != nil {
 			return nil, err
 		}
-		d.capacity, d.evictor = b.capacity, ev
-		d.table.Observe(ev)
-		d.pinned = make([]uint64, b.pages)
+		s.capacity, s.evictor = b.capacity, ev
+		s.table.Observe(ev)
+		s.pinned = make([]uint64, b.pages)
 	}
-	p, err := pagepolicy.New(b.policy, b.polCfg, pagepolicy.Env{Table: d.table})
+	p, err := pagepolicy.New(b.policy, b.polCfg, pagepolicy.Env{Table: s.table})
 	if err != nil {
 		return nil, err
 	}
-	d.policy = p
-	d.port = sim.NewLimitNumMsgPort(d, 1<<16, name+".PCIe")
+	s.policy = p
+	return s, nil
+}
+
+// Build makes the driver component named name (e.g. "Driver").
+func (b Builder) Build(name string) (*Driver, error) {
+	if b.engine == nil {
+		return nil, fmt.Errorf("uvm.Builder: an engine is required")
+	}
+	if b.bufSize < 1 {
+		return nil, fmt.Errorf("uvm.Builder: buffer size %d: must be at least 1", b.bufSize)
+	}
+	svc, err := b.BuildService()
+	if err != nil {
+		return nil, err
+	}
+	d := &Driver{ComponentBase: sim.NewComponentBase(name), engine: b.engine, svc: svc, recvDelay: b.delay}
+	d.port = sim.NewLimitNumMsgPort(d, b.bufSize, name+".PCIe")
 	d.AddPort("PCIe", d.port)
+	d.out = uvmproto.NewOutbox(d.port, b.engine)
 	return d, nil
 }

@@ -11,9 +11,9 @@ type LocalView interface {
 	Mapping(gpu int, page uint64) (kind MapKind, owner int)
 }
 
-// CoherenceError is a broken memory-model invariant. The checker raises it
-// as a panic at the offending access; the platform turns it into the run's
-// error.
+// CoherenceError is a broken memory-model invariant. The checker records
+// the first one at the offending access and reports it through OnViolation,
+// so the run stops there with it as its error.
 type CoherenceError struct {
 	Policy string
 	Page   uint64
@@ -38,7 +38,13 @@ type Checker struct {
 	// Incoherent marks a policy that is a bound rather than a mechanism
 	// (ideal): reads of stale replicas are allowed by definition.
 	Incoherent bool
+	// OnViolation, if set, is called once, with the first violation.
+	OnViolation func(error)
+	err         error
 }
+
+// Err is the first violation seen, if any.
+func (c *Checker) Err() error { return c.err }
 
 // NewChecker makes a checker for n pages over gpus GPUs.
 func NewChecker(policy string, gpus int, n uint64, table *PageTable, local LocalView) *Checker {
@@ -56,7 +62,13 @@ func (c *Checker) loc(page uint64, where int) *uint32 {
 }
 
 func (c *Checker) fail(page uint64, g int, format string, args ...any) {
-	panic(&CoherenceError{Policy: c.policy, Page: page, GPU: g, Msg: fmt.Sprintf(format, args...)})
+	if c.err != nil {
+		return
+	}
+	c.err = &CoherenceError{Policy: c.policy, Page: page, GPU: g, Msg: fmt.Sprintf(format, args...)}
+	if c.OnViolation != nil {
+		c.OnViolation(c.err)
+	}
 }
 
 // Access checks one access by GPU g whose data lives at target (g itself for
@@ -99,8 +111,8 @@ func (c *Checker) Copied(from, to int, page uint64) {
 // Final checks that no page was lost: the owner (or the host) and every
 // replica hold the latest version.
 func (c *Checker) Final() error {
-	if c.Incoherent {
-		return nil
+	if c.err != nil || c.Incoherent {
+		return c.err
 	}
 	for p := uint64(0); p < c.table.Len(); p++ {
 		pg := c.table.Page(p)

@@ -103,36 +103,6 @@ func (t *PageTable) Place(p uint64, g int) {
 // SetBits records the policy bits of a page.
 func (t *PageTable) SetBits(p uint64, b pagepolicy.Bits) { t.bits[p] = b }
 
-// MapKind is how a GPU's local PTE maps a page.
-type MapKind uint8
-
-// Mapping kinds of a local PTE.
-const (
-	Unmapped MapKind = iota
-	LocalRO
-	LocalRW
-	RemoteRO
-	RemoteRW
-)
-
-// Readable and Writable say what an access may do through the mapping.
-func (k MapKind) Readable() bool { return k != Unmapped }
-
-// Writable reports whether a store may go through the mapping.
-func (k MapKind) Writable() bool { return k == LocalRW || k == RemoteRW }
-
-// Remote reports a mapping to another GPU's memory.
-func (k MapKind) Remote() bool { return k == RemoteRO || k == RemoteRW }
-
-// Inval is one page to shoot down on one GPU. Downgrade keeps the data
-// (the copy becomes read-only); otherwise the mapping and the cached lines
-// go.
-type Inval struct {
-	GPU       int
-	Page      uint64
-	Downgrade bool
-}
-
 // Transfer is one page copy. From or To may be Host.
 type Transfer struct {
 	From, To int
@@ -140,15 +110,6 @@ type Transfer struct {
 	// Replica marks a duplication's copy, counted as a duplication rather
 	// than a migration.
 	Replica bool
-}
-
-// Mapping is a PTE to install on a GPU.
-type Mapping struct {
-	GPU   int
-	Page  uint64
-	Kind  MapKind
-	Owner int // the GPU whose memory a remote mapping points at
-	Bits  pagepolicy.Bits
 }
 
 // Plan is what resolving one fault takes: shootdowns first, then copies,

@@ -1,6 +1,7 @@
 package uvm
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/pagepolicy"
@@ -124,29 +125,40 @@ type fakeLocal map[[2]uint64]MapKind
 func (f fakeLocal) Mapping(g int, p uint64) (MapKind, int) { return f[[2]uint64{uint64(g), p}], g }
 
 func TestCheckerCatchesStaleReadAndTwoWriters(t *testing.T) {
-	catch := func(f func()) (err *CoherenceError) {
-		defer func() {
-			if r := recover(); r != nil {
-				err = r.(*CoherenceError)
-			}
-		}()
-		f()
-		return nil
+	// Each case runs on a fresh checker, since it records only its first
+	// violation.
+	fresh := func() (*Checker, fakeLocal, *[]error) {
+		local := fakeLocal{}
+		c := NewChecker("test", 2, 1, NewPageTable(1), local)
+		var seen []error
+		c.OnViolation = func(err error) { seen = append(seen, err) }
+		c.Copied(Host, 0, 0)
+		c.Access(0, 0, true, 0) // GPU 0 writes: version 1 on GPU 0
+		return c, local, &seen
 	}
-	pt := NewPageTable(1)
-	local := fakeLocal{}
-	c := NewChecker("test", 2, 1, pt, local)
-	c.Copied(Host, 0, 0)
-	c.Access(0, 0, true, 0) // GPU 0 writes: version 1 on GPU 0
-	if err := catch(func() { c.Access(1, 0, false, 1) }); err == nil {
+	c, _, seen := fresh()
+	c.Access(1, 0, false, 1)
+	if c.Err() == nil || len(*seen) != 1 {
 		t.Fatal("a read of a copy that missed the write went unnoticed")
 	}
+	c.Access(1, 0, false, 1)
+	if len(*seen) != 1 {
+		t.Fatal("OnViolation was called again after the first violation")
+	}
+	if err := c.Final(); err != c.Err() {
+		t.Fatalf("Final returned %v, not the first violation", err)
+	}
+
+	c, local, _ := fresh()
 	c.Copied(0, 1, 0)
-	if err := catch(func() { c.Access(1, 0, false, 1) }); err != nil {
+	c.Access(1, 0, false, 1)
+	if err := c.Err(); err != nil {
 		t.Fatalf("fresh copy flagged: %v", err)
 	}
 	local[[2]uint64{1, 0}] = LocalRW
-	if err := catch(func() { c.Access(0, 0, true, 0) }); err == nil || err.Page != 0 {
-		t.Fatal("a write while another GPU holds a writable copy went unnoticed")
+	c.Access(0, 0, true, 0)
+	var ce *CoherenceError
+	if !errors.As(c.Err(), &ce) || ce.Page != 0 || ce.GPU != 0 {
+		t.Fatalf("a write while another GPU holds a writable copy: got %v", c.Err())
 	}
 }

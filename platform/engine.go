@@ -1,0 +1,105 @@
+package platform
+
+import (
+	"fmt"
+
+	"github.com/sarchlab/akita/v3/sim"
+)
+
+// engine is Akita's serial engine with one difference: it stops at the
+// first error a handler returns and Run reports it. Akita's SerialEngine
+// discards handler errors, so a component's failure used to surface only
+// later, as a misleading "simulation stalled". Events run in exactly the
+// order Akita's engine runs them (the same event queues, primary events
+// first at equal times), so results are the same.
+type engine struct {
+	sim.HookableBase
+	now       sim.VTimeInSec
+	primary   sim.EventQueue
+	secondary sim.EventQueue
+	endings   []sim.SimulationEndHandler
+	stopped   error
+}
+
+// stop ends the run after the current event, with err as its error: how a
+// part that is not a component (the coherence checker) stops the engine.
+func (e *engine) stop(err error) {
+	if e.stopped == nil {
+		e.stopped = err
+	}
+}
+
+func newEngine() *engine {
+	return &engine{primary: sim.NewEventQueue(), secondary: sim.NewEventQueue()}
+}
+
+// Schedule implements sim.Engine.
+func (e *engine) Schedule(evt sim.Event) {
+	if evt.Time() < e.now {
+		panic(fmt.Sprintf("engine: %T scheduled at %v, before now %v", evt, evt.Time(), e.now))
+	}
+	if evt.IsSecondary() {
+		e.secondary.Push(evt)
+		return
+	}
+	e.primary.Push(evt)
+}
+
+// Run implements sim.Engine: it runs every event, or stops at the first
+// handler error and returns it with the time and the handler.
+func (e *engine) Run() error {
+	for e.primary.Len() > 0 || e.secondary.Len() > 0 {
+		evt := e.next()
+		e.now = evt.Time()
+		ctx := sim.HookCtx{Domain: e, Pos: sim.HookPosBeforeEvent, Item: evt}
+		e.InvokeHook(ctx)
+		h := evt.Handler()
+		if err := h.Handle(evt); err != nil {
+			name := fmt.Sprintf("%T", h)
+			if n, ok := h.(sim.Named); ok {
+				name = n.Name()
+			}
+			return fmt.Errorf("%s at %.0f ns: %w", name, float64(e.now)*1e9, err)
+		}
+		ctx.Pos = sim.HookPosAfterEvent
+		e.InvokeHook(ctx)
+		if e.stopped != nil {
+			return fmt.Errorf("at %.0f ns: %w", float64(e.now)*1e9, e.stopped)
+		}
+	}
+	return nil
+}
+
+func (e *engine) next() sim.Event {
+	switch {
+	case e.primary.Len() == 0:
+		return e.secondary.Pop()
+	case e.secondary.Len() == 0:
+		return e.primary.Pop()
+	case e.primary.Peek().Time() <= e.secondary.Peek().Time():
+		return e.primary.Pop()
+	}
+	return e.secondary.Pop()
+}
+
+// CurrentTime implements sim.Engine.
+func (e *engine) CurrentTime() sim.VTimeInSec { return e.now }
+
+// Pause and Continue implement sim.Engine; the platform runs one engine
+// from one goroutine and never pauses it.
+func (e *engine) Pause() {}
+
+// Continue implements sim.Engine.
+func (e *engine) Continue() {}
+
+// RegisterSimulationEndHandler implements sim.Engine.
+func (e *engine) RegisterSimulationEndHandler(h sim.SimulationEndHandler) {
+	e.endings = append(e.endings, h)
+}
+
+// Finished implements sim.Engine.
+func (e *engine) Finished() {
+	for _, h := range e.endings {
+		h.Handle(e.now)
+	}
+}

@@ -1,0 +1,428 @@
+package uvm
+
+import (
+	"fmt"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/mgpu-sim/mgpu/eviction"
+	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/stats"
+	"github.com/mgpu-sim/mgpu/uvmproto"
+)
+
+// Service is the host UVM driver's fault-batch protocol as a pure state
+// machine in the style of etcd's raft: no engine, no ports. Its inputs are
+// Receive (a message from a GMMU) and Tick (the time it asked for has
+// come); what it wants done comes out of Ready: messages to send to GPUs,
+// in order, then at most one wake-up time.
+//
+// Its rules: one batch (of faults, or of access-counter notifications) is
+// serviced at a time, in arrival order. A batch costs a fixed service
+// latency plus a per-fault cost; then every fault is decided (by the page
+// table and the policy) and the policy's own lookups may delay the
+// batch further. Then three waves go out, each waiting for the previous
+// one: shootdowns (until every GPU acknowledged), page copies (until every
+// copy arrived), PTE installs (the faulting GPU's ends its batch).
+type Service struct {
+	cfg      Config
+	gpus     int
+	table    *PageTable
+	policy   pagepolicy.Policy
+	objectOf func(ptr uint64) int
+	check    *Checker
+	counters []*stats.Counters
+	build    uvmproto.Builder
+
+	queue       []pendingBatch
+	cur         *batch
+	nextBatchID uint64
+	scratch     Plan
+
+	// capacity is the pages each GPU may hold (0: unlimited); evictor
+	// picks victims beyond it. pinned[p] is the batch that touched p last,
+	// so a batch never evicts a page it is placing.
+	capacity int
+	evictor  eviction.Policy
+	pinned   []uint64
+	victims  []uint64
+
+	ready ServiceReady
+}
+
+// pendingBatch is a fault batch or an access-counter batch as received.
+type pendingBatch struct {
+	gpu           int
+	counter       bool
+	faults        []uvmproto.FaultEntry
+	pages         []uint64 // counter batch
+	notifications int
+}
+
+func (p pendingBatch) size() int {
+	if p.counter {
+		return len(p.pages)
+	}
+	return len(p.faults)
+}
+
+type phase uint8
+
+const (
+	phaseService phase = iota // the fixed service time runs
+	phaseDecided              // the policy's lookups run
+	phaseAcks                 // shootdowns are out
+	phaseCopies               // page copies are out
+)
+
+type batch struct {
+	pendingBatch
+	id          uint64
+	phase       phase
+	servicedAt  sim.VTimeInSec
+	pendingAcks int
+	pendingDone int
+	copies      []Transfer
+	maps        [][]uvmproto.Mapping
+	resolved    [][]uvmproto.Resolution
+	invals      [][]uvmproto.Inval
+}
+
+// ServiceReady is what the service asks its host to do, in this order.
+type ServiceReady struct {
+	// Send holds unaddressed messages, each for GPU To's GMMU.
+	Send []Outgoing
+	// WakeAt, when Wake is set, is when Tick must be called.
+	WakeAt sim.VTimeInSec
+	Wake   bool
+}
+
+// Outgoing is one message for one GPU.
+type Outgoing struct {
+	To  int
+	Msg sim.Msg
+}
+
+// Table is the centralized page table.
+func (s *Service) Table() *PageTable { return s.table }
+
+// Policy is the page policy in force.
+func (s *Service) Policy() pagepolicy.Policy { return s.policy }
+
+// Evictor is the eviction policy, or nil when GPU memory is not limited.
+func (s *Service) Evictor() eviction.Policy { return s.evictor }
+
+// Ready returns what the service wants done since the last Advance.
+func (s *Service) Ready() ServiceReady { return s.ready }
+
+// Advance tells the service its Ready was carried out.
+func (s *Service) Advance() {
+	clear(s.ready.Send)
+	s.ready = ServiceReady{Send: s.ready.Send[:0]}
+}
+
+// Counters are GPU g's counts kept by the driver.
+func (s *Service) Counters(g int) *stats.Counters { return s.counters[g] }
+
+// Busy reports whether a batch is being serviced.
+func (s *Service) Busy() bool { return s.cur != nil }
+
+// Receive takes one message from a GMMU.
+func (s *Service) Receive(now sim.VTimeInSec, msg sim.Msg) error {
+	switch m := msg.(type) {
+	case *uvmproto.FaultBatchMsg:
+		s.enqueue(now, pendingBatch{gpu: m.GPU, faults: m.Faults})
+	case *uvmproto.CounterBatchMsg:
+		s.enqueue(now, pendingBatch{gpu: m.GPU, counter: true, pages: m.Pages, notifications: m.Notifications})
+	case *uvmproto.InvalidateAckMsg:
+		if s.cur == nil || s.cur.phase != phaseAcks || m.Batch != s.cur.id {
+			return fmt.Errorf("uvm: shootdown acknowledgement for batch %d from GPU %d while no shootdown of it is pending", m.Batch, m.GPU)
+		}
+		s.cur.pendingAcks--
+		if s.cur.pendingAcks == 0 {
+			s.startTransfers(now)
+		}
+	case *uvmproto.TransferDoneMsg:
+		return s.arrived(now, m.Batch)
+	case *uvmproto.WritebackMsg:
+		return s.arrived(now, m.Batch)
+	default:
+		return fmt.Errorf("uvm: unexpected message %T", msg)
+	}
+	return nil
+}
+
+func (s *Service) arrived(now sim.VTimeInSec, id uint64) error {
+	if s.cur == nil || s.cur.phase != phaseCopies || id != s.cur.id {
+		return fmt.Errorf("uvm: page transfer of batch %d completed while no transfer of it is pending", id)
+	}
+	s.cur.pendingDone--
+	if s.cur.pendingDone == 0 {
+		s.finish(now)
+	}
+	return nil
+}
+
+// Tick is called at the time Ready asked for.
+func (s *Service) Tick(now sim.VTimeInSec) error {
+	if s.cur == nil {
+		return fmt.Errorf("uvm: woken at %v with no batch in service", now)
+	}
+	switch s.cur.phase {
+	case phaseService:
+		s.service(now)
+	case phaseDecided:
+		s.sendInvalidations(now, s.cur.invals)
+	default:
+		return fmt.Errorf("uvm: woken at %v while batch %d waits for messages", now, s.cur.id)
+	}
+	return nil
+}
+
+// Observe passes a kernel launch, an allocation or a free to the policy.
+func (s *Service) Observe(e pagepolicy.Event) error { return s.policy.Observe(e) }
+
+func (s *Service) enqueue(now sim.VTimeInSec, p pendingBatch) {
+	s.queue = append(s.queue, p)
+	if s.cur == nil {
+		s.startBatch(now)
+	}
+}
+
+func (s *Service) wake(t sim.VTimeInSec) { s.ready.WakeAt, s.ready.Wake = t, true }
+
+func (s *Service) send(g int, msg sim.Msg) {
+	s.ready.Send = append(s.ready.Send, Outgoing{To: g, Msg: msg})
+}
+
+func (s *Service) startBatch(now sim.VTimeInSec) {
+	p := s.queue[0]
+	s.queue = s.queue[1:]
+	s.nextBatchID++
+	s.cur = &batch{pendingBatch: p, id: s.nextBatchID,
+		maps: make([][]uvmproto.Mapping, s.gpus), resolved: make([][]uvmproto.Resolution, s.gpus)}
+	if !p.counter {
+		s.counters[p.gpu].FaultBatches++
+	}
+	s.wake(now + sim.VTimeInSec((s.cfg.FaultServiceNs+s.cfg.PerFaultNs*float64(p.size()))*1e-9))
+}
+
+// service decides every fault of the batch and starts the shootdowns.
+func (s *Service) service(now sim.VTimeInSec) {
+	b := s.cur
+	b.servicedAt = now
+	g := b.gpu
+	invals := make([][]uvmproto.Inval, s.gpus)
+	lookup := 0.0
+	if b.counter {
+		s.counters[g].ACNotifications += uint64(b.notifications)
+		for _, p := range b.pages {
+			s.migrateGroupPage(g, p, invals)
+		}
+	}
+	for _, f := range b.faults {
+		if m, ok := s.table.Adequate(g, f.Page, f.Write); ok {
+			s.addMap(m, uvmproto.CauseHost)
+			continue
+		}
+		fault := pagepolicy.Fault{GPU: g, Page: f.Page, Write: f.Write, Protection: f.Protection,
+			Object: s.objectOf(f.Ptr), Ptr: f.Ptr, TimeNs: float64(now) * 1e9}
+		dec := s.policy.Decide(fault, s.table.Page(f.Page))
+		for _, u := range dec.Updates { // the policy's predictions: only the driver writes the table
+			s.table.SetBits(u.Page, u.Bits)
+		}
+		lookup += s.lookupCost(dec)
+		wasHost := s.table.Page(f.Page).Owner == Host
+		plan := &s.scratch
+		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+		s.table.Resolve(g, f.Page, f.Write, dec, plan)
+		s.collect(g, plan, s.count(g, plan, wasHost), invals)
+	}
+	s.evict(invals)
+	if lookup > 0 {
+		// The policy's lookups delay the batch's resolution.
+		b.invals = invals
+		b.phase = phaseDecided
+		b.servicedAt = now + sim.VTimeInSec(lookup*1e-9)
+		for _, rs := range b.resolved {
+			for i := range rs {
+				rs[i].ServicedAt = b.servicedAt
+			}
+		}
+		s.wake(b.servicedAt)
+		return
+	}
+	s.sendInvalidations(now, invals)
+}
+
+// evict brings every GPU the batch filled beyond its capacity back within
+// it. The victims' shootdowns and copy-backs join the batch's waves, so the
+// faulting GPU waits for them, as it waits for the driver to free memory.
+func (s *Service) evict(invals [][]uvmproto.Inval) {
+	if s.evictor == nil {
+		return
+	}
+	b := s.cur
+	for _, f := range b.faults {
+		s.pinned[f.Page] = b.id
+	}
+	for _, p := range b.pages {
+		s.pinned[p] = b.id
+	}
+	pinned := func(p uint64) bool { return s.pinned[p] == b.id }
+	plan := &s.scratch
+	for h := 0; h < s.gpus; h++ {
+		over := s.table.Used(h) - s.capacity
+		if over <= 0 {
+			continue
+		}
+		s.victims = s.evictor.Victims(h, over, pinned, s.victims[:0])
+		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+		for _, v := range s.victims {
+			s.table.Evict(h, v, plan)
+			s.counters[h].Evictions++
+		}
+		s.collect(h, plan, uvmproto.CauseHost, invals)
+	}
+}
+
+// lookupCost is the time a decision's own lookups add to the batch: all of
+// it when they follow the host page walk, the excess over the walk when
+// they run beside it.
+func (s *Service) lookupCost(dec pagepolicy.Decision) float64 {
+	if dec.Overlapped {
+		return max(0, dec.LookupNs-s.cfg.PerFaultNs)
+	}
+	return dec.LookupNs
+}
+
+// migrateGroupPage moves one page of a notified access-counter group to the
+// counting GPU g, if it lives on another GPU (host pages are not resident
+// anywhere yet and stay put).
+func (s *Service) migrateGroupPage(g int, page uint64, invals [][]uvmproto.Inval) {
+	pg := s.table.Page(page)
+	if pg.Owner == Host || pg.Owner == g && pg.Copies == 1<<uint(g) {
+		return
+	}
+	plan := &s.scratch
+	plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+	s.table.Resolve(g, page, true, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
+	s.collect(g, plan, uvmproto.CauseMigration, invals)
+}
+
+func (s *Service) collect(g int, plan *Plan, cause uvmproto.Cause, invals [][]uvmproto.Inval) {
+	for _, iv := range plan.Inval {
+		invals[iv.GPU] = append(invals[iv.GPU], iv)
+		s.counters[iv.GPU].Invalidations++
+	}
+	s.cur.copies = append(s.cur.copies, plan.Copy...)
+	for _, m := range plan.Map {
+		s.addMap(m, cause)
+	}
+}
+
+func (s *Service) sendInvalidations(now sim.VTimeInSec, invals [][]uvmproto.Inval) {
+	b := s.cur
+	b.phase = phaseAcks
+	for h, entries := range invals {
+		if len(entries) == 0 {
+			continue
+		}
+		b.pendingAcks++
+		s.send(h, s.build.Invalidate(entries, b.id))
+	}
+	if b.pendingAcks == 0 {
+		s.startTransfers(now)
+	}
+}
+
+// count updates the action counters and returns the stall cause.
+func (s *Service) count(g int, plan *Plan, wasHost bool) uvmproto.Cause {
+	c := s.counters[g]
+	switch plan.Action {
+	case pagepolicy.Duplicate:
+		c.Duplications++
+		return uvmproto.CauseDuplication
+	case pagepolicy.Collapse:
+		c.Collapses++
+		return uvmproto.CauseCollapse
+	case pagepolicy.MapRemote:
+		return uvmproto.CauseRemote
+	case pagepolicy.LocalCopy:
+		c.Duplications++
+		return uvmproto.CauseDuplication
+	}
+	if wasHost {
+		return uvmproto.CauseHost
+	}
+	return uvmproto.CauseMigration
+}
+
+func (s *Service) addMap(m uvmproto.Mapping, cause uvmproto.Cause) {
+	b := s.cur
+	b.maps[m.GPU] = append(b.maps[m.GPU], m)
+	b.resolved[m.GPU] = append(b.resolved[m.GPU], uvmproto.Resolution{ServicedAt: b.servicedAt, Cause: cause})
+}
+
+// startTransfers sends the batch's page copies: host pages go straight over
+// PCIe, GPU pages are sent by their source GPU on command.
+func (s *Service) startTransfers(now sim.VTimeInSec) {
+	b := s.cur
+	b.phase = phaseCopies
+	type pair struct{ from, to int }
+	groups := map[pair][]uint64{}
+	var order []pair
+	for _, t := range b.copies {
+		k := pair{t.From, t.To}
+		if _, seen := groups[k]; !seen {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], t.Page)
+		if s.check != nil {
+			s.check.Copied(t.From, t.To, t.Page)
+		}
+		s.countTransfer(t)
+	}
+	for _, k := range order {
+		pages := groups[k]
+		b.pendingDone++
+		if k.from == Host {
+			s.send(k.to, s.build.PageData(Host, k.to, pages, b.id))
+			continue
+		}
+		s.send(k.from, s.build.TransferCmd(k.to, pages, b.id))
+	}
+	if b.pendingDone == 0 {
+		s.finish(now)
+	}
+}
+
+func (s *Service) countTransfer(t Transfer) {
+	switch {
+	case t.From == Host:
+		s.counters[t.To].MigrationsH2D++
+	case t.To == Host:
+		s.counters[t.From].MigrationsD2H++
+	case t.Replica:
+	default:
+		s.counters[t.To].MigrationsD2D++
+	}
+}
+
+// finish installs the PTEs; the faulting GPU's message ends the batch.
+func (s *Service) finish(now sim.VTimeInSec) {
+	b := s.cur
+	for g, entries := range b.maps {
+		end := g == b.gpu
+		switch {
+		case end && b.counter:
+			s.send(g, s.build.CounterReply(entries, b.resolved[g]))
+		case end || len(entries) > 0:
+			s.send(g, s.build.Map(entries, b.resolved[g], end))
+		}
+	}
+	s.cur = nil
+	if len(s.queue) > 0 {
+		s.startBatch(now)
+	}
+}

@@ -1,0 +1,168 @@
+package uvm
+
+import (
+	"math"
+	"testing"
+
+	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/uvmproto"
+)
+
+func newService(t *testing.T, policy string, gpus int, pages uint64) *Service {
+	t.Helper()
+	c := DefaultConfig()
+	c.FaultServiceNs, c.PerFaultNs = 1000, 100
+	s, err := MakeBuilder().WithConfig(c).WithPolicy(policy, pagepolicy.DefaultConfig()).
+		WithGPUs(gpus).WithPages(4096, pages).BuildService()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// drain returns the service's Ready and advances it.
+func drain(s *Service) ServiceReady {
+	rd := s.Ready()
+	out := ServiceReady{WakeAt: rd.WakeAt, Wake: rd.Wake, Send: append([]Outgoing(nil), rd.Send...)}
+	s.Advance()
+	return out
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func faults(gpu int, pages ...uint64) *uvmproto.FaultBatchMsg {
+	var f []uvmproto.FaultEntry
+	for _, p := range pages {
+		f = append(f, uvmproto.FaultEntry{Page: p})
+	}
+	return uvmproto.MakeBuilder().FaultBatch(gpu, f)
+}
+
+func TestServiceFirstTouch(t *testing.T) {
+	s := newService(t, "on-touch", 2, 8)
+	must(t, s.Receive(0, faults(1, 3, 4)))
+	rd := drain(s)
+	// 1000 ns per batch plus 100 per fault.
+	if !rd.Wake || math.Abs(float64(rd.WakeAt)-1200e-9) > 1e-15 || len(rd.Send) != 0 {
+		t.Fatalf("a batch must first wait its service time: %+v", rd)
+	}
+	rdWake := rd.WakeAt
+	must(t, s.Tick(rd.WakeAt))
+	rd = drain(s)
+	if len(rd.Send) != 1 || rd.Wake {
+		t.Fatalf("first touch: want one host copy and no wait, got %+v", rd)
+	}
+	pd, ok := rd.Send[0].Msg.(*uvmproto.PageDataMsg)
+	if !ok || rd.Send[0].To != 1 || pd.From != Host || len(pd.Pages) != 2 || pd.TrafficBytes != 8192 {
+		t.Fatalf("want both pages copied from the host to GPU 1, got %+v", rd.Send[0])
+	}
+	must(t, s.Receive(2e-6, uvmproto.MakeBuilder().TransferDone(1, pd.Batch)))
+	rd = drain(s)
+	m, ok := rd.Send[0].Msg.(*uvmproto.MapMsg)
+	if len(rd.Send) != 1 || !ok || !m.EndOfBatch || len(m.Entries) != 2 || m.Entries[0].Kind != LocalRW {
+		t.Fatalf("want the PTEs installed on GPU 1 ending its batch, got %+v", rd.Send)
+	}
+	if m.Resolved[0].ServicedAt != rdWake || m.Resolved[0].Cause != uvmproto.CauseHost {
+		t.Fatalf("resolution %+v", m.Resolved[0])
+	}
+	if s.Busy() || s.counters[1].FaultBatches != 1 || s.counters[1].MigrationsH2D != 2 {
+		t.Fatalf("busy %v, counters %+v", s.Busy(), *s.counters[1])
+	}
+}
+
+func TestServiceOneBatchAtATime(t *testing.T) {
+	s := newService(t, "on-touch", 2, 8)
+	must(t, s.Receive(0, faults(0, 1)))
+	must(t, s.Receive(0, faults(1, 1)))
+	rd := drain(s)
+	if !rd.Wake {
+		t.Fatal("the first batch did not start")
+	}
+	must(t, s.Tick(rd.WakeAt))
+	pd := drain(s).Send[0].Msg.(*uvmproto.PageDataMsg)
+	must(t, s.Receive(rd.WakeAt, uvmproto.MakeBuilder().TransferDone(0, pd.Batch)))
+	rd = drain(s)
+	// The end of batch 1 sends its PTEs, then starts batch 2.
+	if len(rd.Send) != 1 || !rd.Wake {
+		t.Fatalf("want GPU 0's install and the next batch's service: %+v", rd)
+	}
+	must(t, s.Tick(rd.WakeAt))
+	rd = drain(s)
+	// GPU 1 now takes the page from GPU 0: shoot it down there first.
+	inv, ok := rd.Send[0].Msg.(*uvmproto.InvalidateMsg)
+	if len(rd.Send) != 1 || !ok || rd.Send[0].To != 0 || len(inv.Entries) != 1 {
+		t.Fatalf("want a shootdown on GPU 0, got %+v", rd.Send)
+	}
+	must(t, s.Receive(rd.WakeAt, uvmproto.MakeBuilder().InvalidateAck(inv, 0)))
+	rd = drain(s)
+	cmd, ok := rd.Send[0].Msg.(*uvmproto.TransferCmdMsg)
+	if !ok || rd.Send[0].To != 0 || cmd.To != 1 {
+		t.Fatalf("after the ack GPU 0 must send the page to GPU 1: %+v", rd.Send)
+	}
+	must(t, s.Receive(rd.WakeAt, uvmproto.MakeBuilder().TransferDone(1, cmd.Batch)))
+	m := drain(s).Send[0]
+	if m.To != 1 || m.Msg.(*uvmproto.MapMsg).Resolved[0].Cause != uvmproto.CauseMigration {
+		t.Fatalf("want GPU 1's install charged to migration: %+v", m)
+	}
+	if s.counters[1].MigrationsD2D != 1 || s.counters[0].Invalidations != 1 {
+		t.Fatalf("counters %+v %+v", *s.counters[0], *s.counters[1])
+	}
+}
+
+func TestServiceCounterBatchEndsWithCounterReply(t *testing.T) {
+	s := newService(t, "access-counter", 2, 8)
+	s.table.Place(5, 0)
+	must(t, s.Receive(0, uvmproto.MakeBuilder().CounterBatch(1, []uint64{5, 6}, 1)))
+	must(t, s.Tick(drain(s).WakeAt))
+	inv := drain(s).Send[0].Msg.(*uvmproto.InvalidateMsg)
+	must(t, s.Receive(1e-6, uvmproto.MakeBuilder().InvalidateAck(inv, 0)))
+	cmd := drain(s).Send[0].Msg.(*uvmproto.TransferCmdMsg)
+	must(t, s.Receive(2e-6, uvmproto.MakeBuilder().TransferDone(1, cmd.Batch)))
+	rd := drain(s)
+	r, ok := rd.Send[len(rd.Send)-1].Msg.(*uvmproto.CounterReplyMsg)
+	if !ok || len(r.Entries) != 1 || r.Entries[0].Page != 5 {
+		t.Fatalf("want a counter reply installing page 5 only (page 6 is on the host): %+v", rd.Send)
+	}
+	if s.counters[1].ACNotifications != 1 || s.counters[1].FaultBatches != 0 {
+		t.Fatalf("counters %+v", *s.counters[1])
+	}
+}
+
+func TestServiceRejectsOutOfProtocolMessages(t *testing.T) {
+	s := newService(t, "on-touch", 2, 8)
+	if err := s.Receive(0, uvmproto.MakeBuilder().TransferDone(0, 1)); err == nil {
+		t.Error("a transfer completion with no batch in service was accepted")
+	}
+	if err := s.Tick(0); err == nil {
+		t.Error("a wake-up with no batch was accepted")
+	}
+	if err := s.Receive(0, uvmproto.MakeBuilder().Map(nil, nil, true)); err == nil {
+		t.Error("a driver-bound message of the wrong kind was accepted")
+	}
+	must(t, s.Receive(0, faults(0, 1)))
+	inv := uvmproto.MakeBuilder().Invalidate(nil, 1)
+	if err := s.Receive(0, uvmproto.MakeBuilder().InvalidateAck(inv, 0)); err == nil {
+		t.Error("an acknowledgement during the service time was accepted")
+	}
+}
+
+func TestServicePolicyLookupsDelayTheBatch(t *testing.T) {
+	s := newService(t, "oasis", 2, 8)
+	s.table.Place(1, 1) // a shared fault: OASIS consults its O-Table
+	must(t, s.Receive(0, faults(0, 1)))
+	at := drain(s).WakeAt
+	must(t, s.Tick(at))
+	rd := drain(s)
+	if !rd.Wake || rd.WakeAt <= at || len(rd.Send) != 0 {
+		t.Fatalf("OASIS's O-Table lookup must delay the resolution: %+v", rd)
+	}
+	must(t, s.Tick(rd.WakeAt))
+	if rd2 := drain(s); len(rd2.Send) != 1 {
+		t.Fatalf("after the lookups the shootdown goes out: %+v", rd2)
+	}
+}

@@ -1,0 +1,85 @@
+package uvmproto
+
+import "github.com/sarchlab/akita/v3/sim"
+
+// Outbox is the one way a component sends. It addresses a message, sends
+// it through the component's port, and when the connection refuses (a
+// finite buffer is full) keeps it, and everything sent after it, in order
+// until the port is free again: the way Akita's own components use a
+// buffered sender. mgpu's own links never refuse, so there the outbox is
+// only a pass-through and costs no event.
+//
+// A message may carry a SendTime later than the current time (a reply sent
+// when a drain or a DRAM access completes); mgpu's links honour it. A
+// retried message keeps its SendTime unless that has passed.
+type Outbox struct {
+	port    sim.Port
+	engine  sim.EventScheduler
+	queue   []sim.Msg
+	pending bool // a retry event is scheduled
+	refused uint64
+}
+
+// NewOutbox makes the outbox of port; engine schedules its retries.
+func NewOutbox(port sim.Port, engine sim.EventScheduler) *Outbox {
+	return &Outbox{port: port, engine: engine}
+}
+
+// Send addresses msg to dst, leaving at at, and sends it or queues it.
+func (o *Outbox) Send(msg sim.Msg, dst sim.Port, at sim.VTimeInSec) {
+	m := msg.Meta()
+	m.Src, m.Dst, m.SendTime = o.port, dst, at
+	if len(o.queue) == 0 && o.port.Send(msg) == nil {
+		return
+	}
+	o.refused++
+	o.queue = append(o.queue, msg)
+}
+
+// PortFree schedules a retry of the queued messages. Call it from the
+// component's NotifyPortFree. The retry runs as its own event: Akita's
+// DirectConnection calls NotifyPortFree in the middle of its delivery and
+// clears its busy flag afterwards, so a send refused from inside that call
+// would never be announced free again.
+func (o *Outbox) PortFree(now sim.VTimeInSec) {
+	if o.pending || len(o.queue) == 0 {
+		return
+	}
+	o.pending = true
+	o.engine.Schedule(&retryEvent{t: now, o: o})
+}
+
+// Handle runs a scheduled retry: the queued messages go, oldest first,
+// until the port refuses again.
+func (o *Outbox) Handle(e sim.Event) error {
+	o.pending = false
+	now := e.Time()
+	n := 0
+	for _, msg := range o.queue {
+		m := msg.Meta()
+		m.SendTime = max(m.SendTime, now)
+		if o.port.Send(msg) != nil {
+			break
+		}
+		n++
+	}
+	rest := copy(o.queue, o.queue[n:])
+	clear(o.queue[rest:])
+	o.queue = o.queue[:rest]
+	return nil
+}
+
+// Pending is the number of messages waiting for the port.
+func (o *Outbox) Pending() int { return len(o.queue) }
+
+// Refused is how many sends the port refused (each was queued and resent).
+func (o *Outbox) Refused() uint64 { return o.refused }
+
+type retryEvent struct {
+	t sim.VTimeInSec
+	o *Outbox
+}
+
+func (e *retryEvent) Time() sim.VTimeInSec { return e.t }
+func (e *retryEvent) Handler() sim.Handler { return e.o }
+func (e *retryEvent) IsSecondary() bool    { return false }
