@@ -47,7 +47,7 @@ func (g *otherGPU) NotifyRecv(now sim.VTimeInSec, p sim.Port) {
 	}
 }
 func (g *otherGPU) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
-func (g *otherGPU) Handle(sim.Event) error                 { return nil }
+func (g *otherGPU) Handle(sim.Event) error                  { return nil }
 
 // mgpu's UVM driver and page policy serving two GPUs of another model over
 // Akita's DirectConnection: GPU 0 writes page 5 first, then GPU 1 writes
