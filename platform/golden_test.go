@@ -3,7 +3,6 @@ package platform
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -54,6 +53,24 @@ func compareGolden(t *testing.T, dir, name string, got []byte) {
 	}
 }
 
+// fourGPUs is the default config on 4 GPUs, changed by set if given.
+func fourGPUs(set func(*Config)) Config {
+	c := DefaultConfig()
+	c.GPUs = 4
+	if set != nil {
+		set(&c)
+	}
+	return c
+}
+
+// goldenCase runs o as a parallel subtest and compares it with dir/name.json.
+func goldenCase(t *testing.T, dir, name string, o Options) {
+	t.Run(name, func(t *testing.T) {
+		t.Parallel()
+		compareGolden(t, dir, name+".json", goldenJSON(t, o))
+	})
+}
+
 // TestGoldenResults runs every workload under every policy at a small
 // scale on 4 GPUs and compares the whole result with the stored one. It is
 // the proof that a refactor changed no number.
@@ -63,13 +80,7 @@ func TestGoldenResults(t *testing.T) {
 	}
 	for _, w := range benchmarks.Names() {
 		for _, p := range pagepolicy.Names() {
-			t.Run(w+"/"+p, func(t *testing.T) {
-				t.Parallel()
-				c := DefaultConfig()
-				c.GPUs = 4
-				got := goldenJSON(t, Options{Workload: w, Policy: p, Seed: 1, Scale: 0.05, Config: c})
-				compareGolden(t, "testdata/golden", fmt.Sprintf("%s_%s.json", w, p), got)
-			})
+			goldenCase(t, "testdata/golden", w+"_"+p, Options{Workload: w, Policy: p, Seed: 1, Scale: 0.05, Config: fourGPUs(nil)})
 		}
 	}
 }
@@ -83,13 +94,7 @@ func TestGoldenPaperRuns(t *testing.T) {
 	}
 	for _, w := range []string{"bfs", "c2d", "fft", "i2c", "mm", "mt", "pr", "st", "lenet", "vgg16", "resnet18"} {
 		for _, p := range []string{"on-touch", "access-counter", "duplication", "oasis", "oasis-inmem", "ideal"} {
-			t.Run(w+"/"+p, func(t *testing.T) {
-				t.Parallel()
-				c := DefaultConfig()
-				c.GPUs = 4
-				got := goldenJSON(t, Options{Workload: w, Policy: p, Seed: 1, Scale: 1, Config: c})
-				compareGolden(t, "testdata/golden-full", fmt.Sprintf("%s_%s.json", w, p), got)
-			})
+			goldenCase(t, "testdata/golden-full", w+"_"+p, Options{Workload: w, Policy: p, Seed: 1, Scale: 1, Config: fourGPUs(nil)})
 		}
 	}
 }
@@ -114,14 +119,8 @@ func TestGoldenVariants(t *testing.T) {
 	for _, v := range variants {
 		for _, w := range []string{"mt", "pr", "pingpong", "lenet"} {
 			for _, p := range []string{"on-touch", "access-counter", "duplication", "oasis", "grit"} {
-				t.Run(v.name+"/"+w+"/"+p, func(t *testing.T) {
-					t.Parallel()
-					c := DefaultConfig()
-					c.GPUs = 4
-					v.set(&c)
-					got := goldenJSON(t, Options{Workload: w, Policy: p, Seed: 1, Scale: 0.05, Config: c})
-					compareGolden(t, "testdata/golden-variants", fmt.Sprintf("%s_%s_%s.json", v.name, w, p), got)
-				})
+				goldenCase(t, "testdata/golden-variants", v.name+"_"+w+"_"+p,
+					Options{Workload: w, Policy: p, Seed: 1, Scale: 0.05, Config: fourGPUs(v.set)})
 			}
 		}
 	}
