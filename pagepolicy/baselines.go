@@ -6,7 +6,9 @@ import "math/bits"
 
 func init() {
 	Register("access-counter", Traits{}, func(Config, Env) (Policy, error) { return accessCounter{}, nil })
-	Register("duplication", Traits{}, func(Config, Env) (Policy, error) { return duplication{}, nil })
+	Register("duplication", Traits{}, func(c Config, _ Env) (Policy, error) {
+		return duplication{readOnlyFirst: c.DupWriteFirst == DupReadOnlyCopy}, nil
+	})
 	// ideal is a bound, not a mechanism: the checker lets it diverge.
 	Register("ideal", Traits{Incoherent: true}, func(Config, Env) (Policy, error) { return ideal{}, nil })
 }
@@ -30,18 +32,36 @@ func (accessCounter) Decide(f Fault, p Page) Decision {
 // duplication replicates a page read-only on every reader. A write to a
 // replica (a protection fault) or a write fault on a replicated page
 // collapses: every other replica is invalidated and the writer keeps the
-// only, writable copy. A write fault on a page with a single copy migrates
-// it, as on-touch would.
-type duplication struct{ Base }
+// only, writable copy.
+//
+// A write fault on a page with a single copy (or on the host) is where
+// sources differ. OASIS §IV-B: "a read-only copy of the page is made on the
+// requesting GPU. Even if a page is private, any attempt to write to the
+// read-only copy will still trigger a page protection fault" — so with
+// readOnlyFirst the fault makes a read-only copy and the replayed write
+// faults again and collapses. Without it the write migrates the page, as
+// on-touch would (mgpu's model before the fidelity work).
+type duplication struct {
+	Base
+	readOnlyFirst bool
+}
+
+// The values of policy.dup_write_first.
+const (
+	DupReadOnlyCopy = "read-only-copy"
+	DupMigrate      = "migrate"
+)
 
 func (duplication) Name() string { return "duplication" }
 
-func (duplication) Decide(f Fault, p Page) Decision {
+func (d duplication) Decide(f Fault, p Page) Decision {
 	switch {
 	case !f.Write:
 		return Decision{Action: Duplicate, Bits: Duplication}
 	case f.Protection || bits.OnesCount64(p.Copies) > 1:
 		return Decision{Action: Collapse, Bits: Duplication}
+	case d.readOnlyFirst:
+		return Decision{Action: Duplicate, Bits: Duplication, ReadOnlyFirst: true}
 	}
 	return Decision{Action: Migrate, Bits: Duplication}
 }

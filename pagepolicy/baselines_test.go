@@ -56,3 +56,24 @@ func hostTable(n int) table {
 	}
 	return t
 }
+
+// OASIS §IV-B: under duplication a first write makes a read-only copy, so
+// the replayed write takes a protection fault and collapses.
+func TestDuplicationReadOnlyFirstCopy(t *testing.T) {
+	c := DefaultConfig()
+	c.DupWriteFirst = DupReadOnlyCopy
+	{
+		p, err := New("duplication", c, Env{Table: hostTable(8)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pg := range []Page{{Owner: Host}, {Owner: 0, Copies: 0b1}} {
+			if d := p.Decide(Fault{GPU: 1, Write: true}, pg); d.Action != Duplicate {
+				t.Errorf("first write on %+v: %v, want a read-only copy", pg, d.Action)
+			}
+		}
+		if d := p.Decide(Fault{GPU: 1, Write: true, Protection: true}, Page{Owner: 1, Copies: 0b10}); d.Action != Collapse {
+			t.Errorf("the write to the read-only copy: %v, want collapse", d.Action)
+		}
+	}
+}

@@ -36,6 +36,13 @@ type Config struct {
 	HostLLCHitNs float64     `yaml:"host_llc_hit_ns" doc:"host LLC hit latency in ns (not in paper; 20)"`
 	HostMemNs    float64     `yaml:"host_mem_ns" doc:"host DRAM access in ns: LLC miss, GRIT PA-Table read (not in paper; 100)"`
 
+	// How the duplication mechanism (the baseline, and OASIS's and GRIT's
+	// duplication-bit pages) answers a write fault on a page with one copy:
+	// OASIS §IV-B makes a read-only copy, and the write then takes a
+	// protection fault and collapses; "migrate" moves the page writable in
+	// one fault.
+	DupWriteFirst string `yaml:"dup_write_first" doc:"duplication's first write: read-only-copy (OASIS §IV-B) | migrate"`
+
 	// GRIT §V-A: 4 faults (local + protection) per page trigger a scheme
 	// decision (Fig. 21 sweeps 2, 4, 8, 16).
 	GRITThreshold int `yaml:"grit_threshold" doc:"faults per page before GRIT decides its scheme (GRIT §V-A: 4)"`
@@ -55,6 +62,7 @@ func DefaultConfig() Config {
 		ACThreshold: 256, ACGroup: 64 * units.KB,
 		OTableEntries: 16, OTableNs: 1, ResetThreshold: 8, IDBits: 4,
 		ShadowIDBits: 16, HostLLCSize: units.MB, HostLLCWays: 16, HostLLCHitNs: 20, HostMemNs: 100,
+		DupWriteFirst: DupMigrate,
 		GRITThreshold: 4, PACacheEntries: 64, PACacheWays: 4, PACacheNs: 1, GRITNeighbors: true,
 	}
 }

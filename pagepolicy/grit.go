@@ -119,7 +119,7 @@ func (g *grit) Decide(f Fault, p Page) Decision {
 	var d Decision
 	switch bits {
 	case Duplication:
-		d = duplication{}.Decide(f, p)
+		d = duplication{readOnlyFirst: g.cfg.DupWriteFirst == DupReadOnlyCopy}.Decide(f, p)
 	case AccessCounter:
 		d = accessCounter{}.Decide(f, p)
 	default:

@@ -202,7 +202,7 @@ func (o *oasis) Decide(f Fault, p Page) Decision {
 	}
 	var d Decision
 	if e.Policy == objtable.PolicyDuplication {
-		d = duplication{}.Decide(f, p)
+		d = duplication{readOnlyFirst: o.cfg.DupWriteFirst == DupReadOnlyCopy}.Decide(f, p)
 	} else {
 		d = accessCounter{}.Decide(f, p)
 	}

@@ -107,6 +107,11 @@ type Decision struct {
 	Action Action
 	// Bits is recorded in the page's PTEs as part of resolving the fault.
 	Bits Bits
+	// ReadOnlyFirst answers a write fault with a read-only copy (Action
+	// Duplicate): the replayed write then takes a protection fault
+	// (OASIS §IV-B). Without it a Duplicate cannot serve a write and the
+	// driver collapses instead.
+	ReadOnlyFirst bool
 	// Updates are policy bits the policy wants recorded in the PTEs of
 	// other pages (GRIT's neighbour prediction). The driver applies them
 	// to the centralized table, in order, before it resolves the fault:

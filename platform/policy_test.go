@@ -2,6 +2,8 @@ package platform
 
 import (
 	"testing"
+
+	"github.com/mgpu-sim/mgpu/pagepolicy"
 )
 
 func simTime(t *testing.T, w, p string) float64 {
@@ -68,5 +70,27 @@ func TestIdealNeverCollapsesOrInvalidates(t *testing.T) {
 		if r.Totals.Collapses != 0 || r.Totals.Invalidations != 0 || r.Totals.ProtectionFaults != 0 {
 			t.Errorf("%s: ideal paid %d collapses, %d invalidations, %d protection faults", w, r.Totals.Collapses, r.Totals.Invalidations, r.Totals.ProtectionFaults)
 		}
+	}
+}
+
+// Under duplication with OASIS's read-only first copy, a write that is a
+// page's first touch makes a read-only copy and then takes a protection
+// fault, so there are more protection faults (each a collapse) than when
+// the write migrates the page; the checker stays clean either way.
+func TestDuplicationWriteFirstTakesAProtectionFault(t *testing.T) {
+	prot := map[string]uint64{}
+	for _, mode := range []string{pagepolicy.DupMigrate, pagepolicy.DupReadOnlyCopy} {
+		for _, w := range []string{"private", "prodcons", "mt"} {
+			c := small(2)
+			c.Policy.DupWriteFirst = mode
+			r := mustRun(t, Options{Workload: w, Policy: "duplication", Scale: 0.05, Config: c})
+			if r.Totals.Collapses < r.Totals.ProtectionFaults {
+				t.Errorf("%s/%s: %d protection faults but %d collapses", mode, w, r.Totals.ProtectionFaults, r.Totals.Collapses)
+			}
+			prot[mode] += r.Totals.ProtectionFaults
+		}
+	}
+	if prot[pagepolicy.DupReadOnlyCopy] <= prot[pagepolicy.DupMigrate] {
+		t.Errorf("read-only first copies gave %d protection faults, migrating writes %d", prot[pagepolicy.DupReadOnlyCopy], prot[pagepolicy.DupMigrate])
 	}
 }

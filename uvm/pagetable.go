@@ -162,7 +162,7 @@ func (t *PageTable) Resolve(g int, p uint64, write bool, d pagepolicy.Decision, 
 		t.localCopy(g, p, plan)
 	case d.Action == pagepolicy.Collapse:
 		t.collapse(g, p, plan)
-	case d.Action == pagepolicy.Duplicate && !write:
+	case d.Action == pagepolicy.Duplicate && (!write || d.ReadOnlyFirst):
 		t.duplicate(g, p, plan)
 	case d.Action == pagepolicy.Duplicate:
 		// A write cannot be served by a read-only replica.
