@@ -87,6 +87,9 @@ func (g *Comp) accessPage(wf *wavefront, cu *computeUnit, i int, t sim.VTimeInSe
 			continue
 		}
 		if target != g.id {
+			if g.remoteHitsL1V(cu, wf, wf.lines[l], write, t) {
+				continue
+			}
 			g.remoteLines[target] = append(g.remoteLines[target], wf.lines[l])
 			remote++
 			continue
@@ -98,6 +101,24 @@ func (g *Comp) accessPage(wf *wavefront, cu *computeUnit, i int, t sim.VTimeInSe
 			g.mmu.NotifyCounter(t, pages)
 		}
 	}
+}
+
+// remoteHitsL1V looks a remote read up in the CU's L1V when remote lines
+// are cached there (MGPUSim's R9 Nano puts the RDMA engine below L1V). A
+// hit costs the L1V latency and never leaves the GPU, so it is neither a
+// remote line nor counted by the access counters; a miss allocates.
+func (g *Comp) remoteHitsL1V(cu *computeUnit, wf *wavefront, line uint64, write bool, t sim.VTimeInSec) bool {
+	if !g.cfg.RemoteL1V || write {
+		return false
+	}
+	gen := g.lineGen[line>>g.linesPerPage]
+	if cu.l1v.Lookup(line, gen) {
+		g.counters.L1VHits++
+		wf.m.localDone = max(wf.m.localDone, t+g.l1vLat)
+		return true
+	}
+	cu.l1v.Insert(line, gen)
+	return false
 }
 
 // sendRemote sends one RDMA request per owner GPU, naming by value the

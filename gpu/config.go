@@ -47,6 +47,12 @@ type Config struct {
 	DRAMLatencyNs float64     `yaml:"dram_latency_ns" doc:"DRAM access latency beyond L2 (not in papers; 100)"`
 	DRAMGBps      float64     `yaml:"dram_gbps" doc:"DRAM bandwidth in GB/s (R9 Nano HBM, MGPUSim: 512)"`
 
+	// Whether remote reads are cached in the L1 vector cache. MGPUSim's R9
+	// Nano builder puts the RDMA engine below L1V (its address-to-module
+	// finder sends lines of other GPUs' memory to the RDMA engine), so only
+	// L1V misses cross the link; the requester's L2 never holds them.
+	RemoteL1V bool `yaml:"remote_l1v" doc:"cache remote reads in L1V, only misses cross the link (MGPUSim R9 Nano: true)"`
+
 	// Cost of flushing the CU pipelines before a shootdown is acknowledged
 	// (GRIT §II-B: in-flight instructions are drained). Not given in the
 	// papers; 1000 cycles is a pipeline drain plus cache flush walk.

@@ -94,3 +94,22 @@ func TestDuplicationWriteFirstTakesAProtectionFault(t *testing.T) {
 		t.Errorf("read-only first copies gave %d protection faults, migrating writes %d", prot[pagepolicy.DupReadOnlyCopy], prot[pagepolicy.DupMigrate])
 	}
 }
+
+// With remote reads cached in L1V (MGPUSim's R9 Nano), re-read remote
+// lines hit in L1V: fewer lines cross NVLink, more L1V hits, and fewer
+// access-counter notifications, since hits never reach the counters.
+func TestRemoteReadsCachedInL1V(t *testing.T) {
+	run := func(on bool) *Result {
+		c := small(4)
+		c.GPU.RemoteL1V = on
+		return mustRun(t, Options{Workload: "pr", Policy: "access-counter", Scale: 0.05, Config: c})
+	}
+	off, on := run(false), run(true)
+	if on.Totals.RemoteLines >= off.Totals.RemoteLines || on.Totals.L1VHits <= off.Totals.L1VHits {
+		t.Fatalf("remote lines %d -> %d, L1V hits %d -> %d: L1V caching of remote reads had no effect",
+			off.Totals.RemoteLines, on.Totals.RemoteLines, off.Totals.L1VHits, on.Totals.L1VHits)
+	}
+	if on.Totals.MemInstructions != off.Totals.MemInstructions {
+		t.Fatalf("the workload changed: %d vs %d instructions", on.Totals.MemInstructions, off.Totals.MemInstructions)
+	}
+}
