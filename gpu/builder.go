@@ -24,6 +24,7 @@ type Builder struct {
 	recency  Toucher
 	acThresh int
 	acGroup  uint64
+	acPage   bool
 	bufSize  int
 	delay    sim.VTimeInSec
 }
@@ -55,10 +56,11 @@ func (b Builder) WithStats(c *stats.Counters, s *stats.Stalls) Builder {
 	return b
 }
 
-// WithAccessCounters sets the remote-access counter threshold and group
-// size in bytes.
-func (b Builder) WithAccessCounters(threshold int, groupBytes uint64) Builder {
-	b.acThresh, b.acGroup = threshold, groupBytes
+// WithAccessCounters sets the remote-access counter threshold, the group
+// size in bytes, and whether a notification names only the page that
+// reached the threshold (perPage) or the group's pages.
+func (b Builder) WithAccessCounters(threshold int, groupBytes uint64, perPage bool) Builder {
+	b.acThresh, b.acGroup, b.acPage = threshold, groupBytes, perPage
 	return b
 }
 
@@ -109,7 +111,7 @@ func (b Builder) Build(name string) (*Comp, error) {
 		lineGen:   make([]uint32, b.pages),
 	}
 	g.linesPerPage = g.pageShift - g.lineShift
-	g.ac = newAccessCounters(b.acThresh, b.acGroup, b.pageSize, b.pages)
+	g.ac = newAccessCounters(b.acThresh, b.acGroup, b.pageSize, b.pages, b.acPage)
 	var err error
 	if g.l2tlb, err = cache.New(c.L2TLBEntries, c.L2TLBWays); err != nil {
 		return nil, fmt.Errorf("L2 TLB: %w", err)

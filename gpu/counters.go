@@ -10,6 +10,9 @@ package gpu
 // 2 MB groups (the driver's default granularity) a 32-bit mask records
 // which 64 KB sub-regions were accessed and only those are named.
 type accessCounters struct {
+	// perPage names only the page whose access reached the threshold
+	// (GRIT §II-B: "the page is migrated"), not the group's pages.
+	perPage    bool
 	threshold  uint32
 	groupShift uint // log2 pages per group
 	subShift   uint // log2 pages per sub-region (sub-region mode)
@@ -19,8 +22,8 @@ type accessCounters struct {
 	mask       []uint32
 }
 
-func newAccessCounters(threshold int, groupBytes, pageSize, pages uint64) accessCounters {
-	a := accessCounters{threshold: uint32(threshold), pages: pages}
+func newAccessCounters(threshold int, groupBytes, pageSize, pages uint64, perPage bool) accessCounters {
+	a := accessCounters{threshold: uint32(threshold), pages: pages, perPage: perPage}
 	perGroup := max(1, groupBytes/pageSize)
 	a.groupShift = log2(perGroup)
 	groups := (pages + perGroup - 1) / perGroup
@@ -45,6 +48,12 @@ func (a *accessCounters) count(page uint64, n int) []uint64 {
 		return nil
 	}
 	a.counts[grp] = 0
+	if a.perPage {
+		if a.sub {
+			a.mask[grp] = 0
+		}
+		return []uint64{page}
+	}
 	first := grp << a.groupShift
 	var out []uint64
 	if !a.sub {

@@ -12,6 +12,12 @@ type Config struct {
 	// tracking granularity with 32 sub-regions (notes §3.4).
 	ACGroup units.Bytes `yaml:"ac_group" doc:"access-counter group size: 64KB (GRIT) or 2MB with 32 sub-regions (driver)"`
 
+	// What an access-counter notification migrates. GRIT §II-B, the
+	// description closest to the papers' simulator: "the page" whose
+	// counter reached the threshold. The NVIDIA driver migrates the
+	// notified group (its accessed 64 KB sub-regions under 2 MB tracking).
+	ACMigrate string `yaml:"ac_migrate" doc:"access-counter migration unit: page (GRIT §II-B) | group (NVIDIA driver)"`
+
 	// OASIS §V-C: a 16-entry, LRU-managed O-Table.
 	OTableEntries int `yaml:"otable_entries" doc:"O-Table entries, LRU-managed (OASIS §V-C: 16)"`
 	// OASIS §V-E calls the on-chip lookup negligible; 1 ns is a 24-byte
@@ -56,10 +62,16 @@ type Config struct {
 	GRITNeighbors bool `yaml:"grit_neighbors" doc:"GRIT neighbouring-aware prediction on (GRIT §V-D: on)"`
 }
 
+// The values of ac_migrate.
+const (
+	ACMigratePage  = "page"
+	ACMigrateGroup = "group"
+)
+
 // DefaultConfig returns the defaults above.
 func DefaultConfig() Config {
 	return Config{
-		ACThreshold: 256, ACGroup: 64 * units.KB,
+		ACThreshold: 256, ACGroup: 64 * units.KB, ACMigrate: ACMigrateGroup,
 		OTableEntries: 16, OTableNs: 1, ResetThreshold: 8, IDBits: 4,
 		ShadowIDBits: 16, HostLLCSize: units.MB, HostLLCWays: 16, HostLLCHitNs: 20, HostMemNs: 100,
 		DupWriteFirst: DupMigrate,

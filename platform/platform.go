@@ -224,7 +224,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		}
 		g, err := gpu.MakeBuilder().WithEngine(s.engine).WithConfig(c.GPU).WithID(i, n).
 			WithPages(pageSize, pages).WithStats(cptr[i], &s.stalls[i]).WithCheck(c.Check).
-			WithAccessCounters(c.Policy.ACThreshold, uint64(c.Policy.ACGroup)).
+			WithAccessCounters(c.Policy.ACThreshold, uint64(c.Policy.ACGroup), c.Policy.ACMigrate == pagepolicy.ACMigratePage).
 			WithRecency(recency).WithBufferSize(bufSize).WithRecvDelay(delay).
 			Build(fmt.Sprintf("GPU[%d]", i))
 		if err != nil {

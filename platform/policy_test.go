@@ -113,3 +113,22 @@ func TestRemoteReadsCachedInL1V(t *testing.T) {
 		t.Fatalf("the workload changed: %d vs %d instructions", on.Totals.MemInstructions, off.Totals.MemInstructions)
 	}
 }
+
+// Per-page access-counter migration (GRIT §II-B) moves only the page that
+// reached the threshold, so it migrates fewer pages per notification than
+// the driver's group migration, and both stay coherent.
+func TestAccessCounterMigrationUnit(t *testing.T) {
+	perNote := map[string]float64{}
+	for _, unit := range []string{pagepolicy.ACMigrateGroup, pagepolicy.ACMigratePage} {
+		c := small(4)
+		c.Policy.ACMigrate = unit
+		r := mustRun(t, Options{Workload: "pr", Policy: "access-counter", Scale: 0.05, Config: c})
+		if r.Totals.ACNotifications == 0 {
+			t.Fatalf("%s: no notification", unit)
+		}
+		perNote[unit] = float64(r.Totals.MigrationsD2D) / float64(r.Totals.ACNotifications)
+	}
+	if perNote[pagepolicy.ACMigratePage] > 1 || perNote[pagepolicy.ACMigratePage] >= perNote[pagepolicy.ACMigrateGroup] {
+		t.Fatalf("GPU-to-GPU migrations per notification: page %.2f, group %.2f", perNote[pagepolicy.ACMigratePage], perNote[pagepolicy.ACMigrateGroup])
+	}
+}

@@ -99,6 +99,7 @@ func (c Config) Validate() error {
 		bad("page_size", c.PageSize, "must be <= 1GB")
 	}
 	oneOf(&errs, "placement", c.Placement, "host", "spread")
+	oneOf(&errs, "policy.ac_migrate", c.Policy.ACMigrate, pagepolicy.ACMigratePage, pagepolicy.ACMigrateGroup)
 	oneOf(&errs, "policy.dup_write_first", c.Policy.DupWriteFirst, pagepolicy.DupReadOnlyCopy, pagepolicy.DupMigrate)
 	oneOf(&errs, "distribution", c.Distribution, "greedy", "contiguous", "round-robin")
 	oneOf(&errs, "topology", c.Topology, "full", "switch")

@@ -1,0 +1,48 @@
+package gpu
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestAccessCounters(t *testing.T) {
+	const pages = 4096 // 16 MB of 4 KB pages
+	for _, c := range []struct {
+		name    string
+		group   uint64
+		perPage bool
+		touches []uint64 // pages, one remote line each, threshold 3
+		want    []uint64 // the notification at the third touch
+	}{
+		{"64 KB group names its 16 pages", 64 << 10, false, []uint64{17, 18, 17}, seq(16, 32)},
+		{"per page names the page that crossed", 64 << 10, true, []uint64{17, 18, 19}, []uint64{19}},
+		{"2 MB names the touched 64 KB sub-regions", 2 << 20, false, []uint64{0, 40, 1}, append(seq(0, 16), seq(32, 48)...)},
+		{"2 MB per page", 2 << 20, true, []uint64{0, 40, 1}, []uint64{1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := newAccessCounters(3, c.group, 4096, pages, c.perPage)
+			var got []uint64
+			for i, p := range c.touches {
+				got = a.count(p, 1)
+				if i < len(c.touches)-1 && got != nil {
+					t.Fatalf("notified before the threshold, at touch %d", i)
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Fatalf("notified %v, want %v", got, c.want)
+			}
+			// The counter starts again: the next touch does not notify.
+			if again := a.count(c.touches[0], 1); again != nil {
+				t.Fatalf("the counter did not restart: %v", again)
+			}
+		})
+	}
+}
+
+func seq(lo, hi uint64) []uint64 {
+	var s []uint64
+	for p := lo; p < hi; p++ {
+		s = append(s, p)
+	}
+	return s
+}
