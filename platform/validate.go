@@ -116,6 +116,9 @@ func (c Config) Validate() error {
 		bad("oversubscribe", o, "must be 0 (off) or a factor >= 1 (e.g. 1.5 for 150%%)")
 	}
 	oneOf(&errs, "uvm.eviction", c.UVM.Eviction, eviction.Names()...)
+	if c.UVM.HostThreads < 0 || c.UVM.HostThreads > 4096 {
+		bad("uvm.host_threads", c.UVM.HostThreads, "must be 0 (one batch at a time) or 1..4096 threads")
+	}
 	if ch := c.UVM.EvictionChunk; !ch.IsPowerOfTwo() {
 		bad("uvm.eviction_chunk", ch, "must be a power of two (NVIDIA: 2MB)")
 	}

@@ -107,6 +107,10 @@ func (b Builder) BuildService() (*Service, error) {
 		objectOf: b.objectOf, counters: counters,
 		build: uvmproto.MakeBuilder().WithPageSize(b.pageSize),
 	}
+	if b.cfg.HostThreads < 0 {
+		return nil, fmt.Errorf("uvm.Builder: %d host threads: must be >= 0", b.cfg.HostThreads)
+	}
+	s.threads = make([]sim.VTimeInSec, b.cfg.HostThreads)
 	if b.capacity > 0 && uint64(b.capacity) < b.pages {
 		per := uint64(b.cfg.EvictionChunk) / b.pageSize
 		ev, err := eviction.New(b.cfg.Eviction, gpus, b.pages, per)

@@ -42,6 +42,9 @@ type Service struct {
 	// capacity is the pages each GPU may hold (0: unlimited); evictor
 	// picks victims beyond it. pinned[p] is the batch that touched p last,
 	// so a batch never evicts a page it is placing.
+	// threads holds when each host thread is free (HostThreads > 0).
+	threads []sim.VTimeInSec
+
 	capacity int
 	evictor  eviction.Policy
 	pinned   []uint64
@@ -52,6 +55,10 @@ type Service struct {
 
 // pendingBatch is a fault batch or an access-counter batch as received.
 type pendingBatch struct {
+	// readyAt is when the host threads finish servicing it (thread model
+	// only; the single-threaded model starts the clock when the batch
+	// reaches the head of the queue).
+	readyAt       sim.VTimeInSec
 	gpu           int
 	counter       bool
 	faults        []uvmproto.FaultEntry
@@ -183,6 +190,9 @@ func (s *Service) Tick(now sim.VTimeInSec) error {
 func (s *Service) Observe(e pagepolicy.Event) error { return s.policy.Observe(e) }
 
 func (s *Service) enqueue(now sim.VTimeInSec, p pendingBatch) {
+	if len(s.threads) > 0 {
+		p.readyAt = s.reserveThreads(now, p.size())
+	}
 	s.queue = append(s.queue, p)
 	if s.cur == nil {
 		s.startBatch(now)
@@ -204,7 +214,31 @@ func (s *Service) startBatch(now sim.VTimeInSec) {
 	if !p.counter {
 		s.counters[p.gpu].FaultBatches++
 	}
+	if len(s.threads) > 0 {
+		s.wake(max(now, p.readyAt))
+		return
+	}
 	s.wake(now + sim.VTimeInSec((s.cfg.FaultServiceNs+s.cfg.PerFaultNs*float64(p.size()))*1e-9))
+}
+
+// reserveThreads services n faults arriving at now on the host threads,
+// each on the earliest-free thread for per_fault_ns, and returns when the
+// batch is ready: fault_service_ns after its last fault.
+func (s *Service) reserveThreads(now sim.VTimeInSec, n int) sim.VTimeInSec {
+	per := sim.VTimeInSec(s.cfg.PerFaultNs * 1e-9)
+	last := now
+	for i := 0; i < n; i++ {
+		t := 0
+		for j, free := range s.threads {
+			if free < s.threads[t] {
+				t = j
+			}
+		}
+		end := max(now, s.threads[t]) + per
+		s.threads[t] = end
+		last = max(last, end)
+	}
+	return last + sim.VTimeInSec(s.cfg.FaultServiceNs*1e-9)
 }
 
 // service decides every fault of the batch and starts the shootdowns.

@@ -166,3 +166,35 @@ func TestServicePolicyLookupsDelayTheBatch(t *testing.T) {
 		t.Fatalf("after the lookups the shootdown goes out: %+v", rd2)
 	}
 }
+
+// With N host threads, faults of batches from different GPUs are serviced
+// side by side: each fault takes per_fault_ns of the earliest-free thread,
+// so N threads finish n faults in ceil(n/N) x per_fault_ns, and a second
+// GPU's batch that arrives meanwhile does not wait for the first batch's
+// waves to start its service.
+func TestServiceHostThreads(t *testing.T) {
+	c := DefaultConfig()
+	c.FaultServiceNs, c.PerFaultNs, c.HostThreads = 0, 1000, 4
+	s, err := MakeBuilder().WithConfig(c).WithPolicy("on-touch", pagepolicy.DefaultConfig()).
+		WithGPUs(2).WithPages(4096, 64).BuildService()
+	must(t, err)
+	must(t, s.Receive(0, faults(0, 0, 1, 2, 3, 4, 5))) // 6 faults on 4 threads: 2 rounds
+	rd := drain(s)
+	if math.Abs(float64(rd.WakeAt)-2000e-9) > 1e-15 {
+		t.Fatalf("6 faults on 4 threads ready at %v, want 2 us", rd.WakeAt)
+	}
+	// GPU 1's 2 faults arrive at 0.5 us and take the two threads freed at
+	// 1 us: ready at 2 us, not after GPU 0's batch.
+	must(t, s.Receive(500e-9, faults(1, 10, 11)))
+	if got := s.queue[0].readyAt; math.Abs(float64(got)-2000e-9) > 1e-15 {
+		t.Fatalf("GPU 1's batch ready at %v, want 2 us", got)
+	}
+	must(t, s.Tick(rd.WakeAt))
+	pd := drain(s).Send[0].Msg.(*uvmproto.PageDataMsg)
+	must(t, s.Receive(3e-6, uvmproto.MakeBuilder().TransferDone(0, pd.Batch)))
+	rd = drain(s)
+	// Its decisions still wait for GPU 0's batch to finish: at 3 us.
+	if !rd.Wake || math.Abs(float64(rd.WakeAt)-3e-6) > 1e-15 {
+		t.Fatalf("GPU 1's batch must be decided when GPU 0's waves end (3 us), got %+v", rd)
+	}
+}
