@@ -23,15 +23,26 @@ const (
 	SchemeGreedy     = "greedy"
 	SchemeContiguous = "contiguous"
 	SchemeRoundRobin = "round-robin"
+	SchemeMGPUSim    = "mgpusim"
 )
 
-// Schemes lists the workgroup distribution schemes NewDispatcher accepts.
+// Schemes lists the workgroup distribution schemes NewDispatcherOn accepts.
 func Schemes() []string {
-	return []string{SchemeGreedy, SchemeContiguous, SchemeRoundRobin}
+	return []string{SchemeGreedy, SchemeContiguous, SchemeRoundRobin, SchemeMGPUSim}
 }
 
 // NewDispatcher returns a dispatcher for a kernel of the given number of
-// workgroups on gpus GPUs.
+// workgroups on gpus GPUs, for the schemes that do not depend on how many
+// CUs a GPU has (all but mgpusim; see NewDispatcherOn).
+func NewDispatcher(scheme string, workgroups, gpus int) (Dispatcher, error) {
+	if scheme == SchemeMGPUSim {
+		return nil, fmt.Errorf("dispatcher: the %s scheme needs the CUs per GPU: use NewDispatcherOn", scheme)
+	}
+	return NewDispatcherOn(scheme, workgroups, gpus, 1)
+}
+
+// NewDispatcherOn returns a dispatcher for a kernel of the given number of
+// workgroups on gpus GPUs of cusPerGPU compute units each.
 //
 //   - greedy: one shared queue in workgroup order; whichever GPU asks gets
 //     the next workgroup. The platform asks GPU 0 to fill all its slots
@@ -39,7 +50,13 @@ func Schemes() []string {
 //     fill-one-GPU-then-the-next dispatcher as GRIT §III-B describes it.
 //   - contiguous: GPU g gets workgroups [g*W/N, (g+1)*W/N) in order.
 //   - round-robin: GPU g gets workgroups g, g+N, g+2N, ... in order.
-func NewDispatcher(scheme string, workgroups, gpus int) (Dispatcher, error) {
+//   - mgpusim: upstream MGPUSim's unified multi-GPU launch
+//     (amd/driver/driver.go, distributeWGToGPUs and WGFilter): with
+//     T = gpus*cusPerGPU CUs, each GPU gets a static contiguous block of
+//     cusPerGPU*ceil(W/T) flattened workgroup IDs in GPU order. The blocks
+//     overshoot W, so the last GPUs get fewer workgroups, or none (W <= 64
+//     on 64-CU GPUs all runs on GPU 0).
+func NewDispatcherOn(scheme string, workgroups, gpus, cusPerGPU int) (Dispatcher, error) {
 	if workgroups < 0 {
 		return nil, fmt.Errorf("dispatcher: %d workgroups: must not be negative", workgroups)
 	}
@@ -54,6 +71,21 @@ func NewDispatcher(scheme string, workgroups, gpus int) (Dispatcher, error) {
 		for g := 0; g < gpus; g++ {
 			d.next[g] = int(int64(g) * int64(workgroups) / int64(gpus))
 			d.end[g] = int(int64(g+1) * int64(workgroups) / int64(gpus))
+		}
+		return d, nil
+	case SchemeMGPUSim:
+		if cusPerGPU < 1 {
+			return nil, fmt.Errorf("dispatcher: %d CUs per GPU: must be at least 1", cusPerGPU)
+		}
+		d := &contiguousDispatcher{next: make([]int, gpus), end: make([]int, gpus), left: workgroups}
+		perCU := 0
+		if workgroups > 0 {
+			perCU = (workgroups-1)/(gpus*cusPerGPU) + 1
+		}
+		block := int64(cusPerGPU) * int64(perCU)
+		for g := 0; g < gpus; g++ {
+			d.next[g] = int(min(int64(g)*block, int64(workgroups)))
+			d.end[g] = int(min(int64(g+1)*block, int64(workgroups)))
 		}
 		return d, nil
 	case SchemeRoundRobin:

@@ -9,7 +9,7 @@ func TestDispatchEachWorkgroupOnce(t *testing.T) {
 	for _, scheme := range Schemes() {
 		for _, gpus := range []int{1, 2, 3, 4, 7, 8, 16} {
 			for _, w := range []int{0, 1, 2, 3, 5, 7, 8, 15, 16, 17, 31, 64, 100, 257, 1000} {
-				d, err := NewDispatcher(scheme, w, gpus)
+				d, err := NewDispatcherOn(scheme, w, gpus, 3)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -128,5 +128,40 @@ func TestDispatchErrors(t *testing.T) {
 	}
 	if _, err := NewDispatcher(SchemeGreedy, -1, 2); err == nil {
 		t.Error("negative workgroups accepted")
+	}
+}
+
+// TestMGPUSimDispatchFormula checks the mgpusim scheme against upstream
+// MGPUSim's distributeWGToGPUs: GPU i gets the contiguous range starting at
+// i*CUs*ceil(W/(GPUs*CUs)), cut at W.
+func TestMGPUSimDispatchFormula(t *testing.T) {
+	for _, c := range []struct {
+		w, gpus, cus int
+		want         [][2]int // [first, end) per GPU
+	}{
+		{640, 4, 64, [][2]int{{0, 192}, {192, 384}, {384, 576}, {576, 640}}},
+		{64, 4, 64, [][2]int{{0, 64}, {64, 64}, {64, 64}, {64, 64}}}, // all on GPU 0
+		{1024, 4, 64, [][2]int{{0, 256}, {256, 512}, {512, 768}, {768, 1024}}},
+		{257, 4, 64, [][2]int{{0, 128}, {128, 256}, {256, 257}, {257, 257}}},
+		{1000, 8, 64, [][2]int{{0, 128}, {128, 256}, {256, 384}, {384, 512}, {512, 640}, {640, 768}, {768, 896}, {896, 1000}}},
+		{10, 2, 3, [][2]int{{0, 6}, {6, 10}}},
+	} {
+		d, err := NewDispatcherOn(SchemeMGPUSim, c.w, c.gpus, c.cus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for g, r := range c.want {
+			for wg := r[0]; wg < r[1]; wg++ {
+				if got, ok := d.Next(g); !ok || got != wg {
+					t.Fatalf("W=%d on %dx%d CUs: GPU %d got %d (%v), want %d", c.w, c.gpus, c.cus, g, got, ok, wg)
+				}
+			}
+			if _, ok := d.Next(g); ok {
+				t.Fatalf("W=%d on %dx%d CUs: GPU %d got more than [%d, %d)", c.w, c.gpus, c.cus, g, r[0], r[1])
+			}
+		}
+	}
+	if _, err := NewDispatcher(SchemeMGPUSim, 10, 2); err == nil {
+		t.Error("mgpusim without a CU count was accepted")
 	}
 }

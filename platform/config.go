@@ -21,7 +21,7 @@ type Config struct {
 	Placement string `yaml:"placement" doc:"initial page placement: host | spread"`
 	// Workgroup-to-GPU scheme: greedy fills one GPU's CUs before the next
 	// (MGPUSim's dispatcher as GRIT §III-B describes it).
-	Distribution string `yaml:"distribution" doc:"workgroup distribution: greedy | contiguous | round-robin"`
+	Distribution string `yaml:"distribution" doc:"workgroup distribution: greedy | contiguous | round-robin | mgpusim (upstream MGPUSim's static blocks of CUs x ceil(W/total CUs))"`
 	// Fully connected NVLink (OASIS/GRIT) or one NVSwitch.
 	Topology string `yaml:"topology" doc:"GPU interconnect: full | switch"`
 	// Host-side cost of a kernel launch. Not in the OASIS/GRIT papers

@@ -242,7 +242,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 	}
 	s.runner = &runner{engine: s.engine, kernels: kernels, scheme: c.Distribution, gpus: s.gpus,
 		driver: driver, alloc: s.alloc, launch: sim.VTimeInSec(c.KernelLaunchNs * 1e-9),
-		onLaunch: s.opts.Launches}
+		onLaunch: s.opts.Launches, cus: c.GPU.CUs}
 	var obs observers
 	if c.Check {
 		s.check = uvm.NewChecker(driver.Policy().Name(), n, pages, driver.Table(), localView(s.gmmus))

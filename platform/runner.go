@@ -32,6 +32,7 @@ type runner struct {
 	launches int
 	barriers int
 	onLaunch LaunchObserver
+	cus      int // per GPU, for the mgpusim distribution
 }
 
 type launchEvent struct {
@@ -104,7 +105,7 @@ func (r *runner) Handle(e sim.Event) error {
 	if k.PerDevice {
 		scheme = benchmarks.SchemeContiguous
 	}
-	d, err := benchmarks.NewDispatcher(scheme, k.Workgroups, len(r.gpus))
+	d, err := benchmarks.NewDispatcherOn(scheme, k.Workgroups, len(r.gpus), r.cus)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/units"
@@ -101,7 +102,7 @@ func (c Config) Validate() error {
 	oneOf(&errs, "placement", c.Placement, "host", "spread")
 	oneOf(&errs, "policy.ac_migrate", c.Policy.ACMigrate, pagepolicy.ACMigratePage, pagepolicy.ACMigrateGroup)
 	oneOf(&errs, "policy.dup_write_first", c.Policy.DupWriteFirst, pagepolicy.DupReadOnlyCopy, pagepolicy.DupMigrate)
-	oneOf(&errs, "distribution", c.Distribution, "greedy", "contiguous", "round-robin")
+	oneOf(&errs, "distribution", c.Distribution, benchmarks.Schemes()...)
 	oneOf(&errs, "topology", c.Topology, "full", "switch")
 
 	for _, p := range positiveCounts {
