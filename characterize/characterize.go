@@ -1,7 +1,10 @@
 // Package characterize measures the page and object access patterns of a
-// workload the way OASIS §IV (Motivation and Characterization) does, by
-// running its kernels functionally: no timing, no page tables, no
-// migrations, only which GPU reads or writes which page, and when.
+// workload the way OASIS §IV (Motivation and Characterization) does. It
+// executes nothing itself: it builds the real platform (package platform)
+// on a zero-latency configuration, runs it, and observes it. Every page
+// access reaches it through platform.Options.Observer and every kernel start
+// through platform.Options.Launches; which GPU runs which workgroup, and in
+// which order, is the simulator's own dispatch.
 //
 // # Definitions (OASIS §IV-B)
 //
@@ -14,16 +17,25 @@
 // or rw-mix" example). The two dimensions are classified independently
 // and combined, e.g. shared-read-only.
 //
-// Phases: every Kernel is a phase. A launch is an explicit phase; a Kernel
-// with Barrier set is an implicit phase of the preceding launch (the
-// iterations of SHOC Stencil2D between grid barriers, OASIS Fig. 7). A
-// launch followed by barrier continuations is labelled Name#0, Name#1, ...;
-// a launch without continuations is labelled Name.
+// Phases: every Kernel the runner starts is a phase. A launch is an
+// explicit phase; a Kernel with Barrier set is an implicit phase of the
+// preceding launch (the iterations of SHOC Stencil2D between grid
+// barriers, OASIS Fig. 7). A launch followed by barrier continuations is
+// labelled Name#0, Name#1, ...; a launch without continuations is labelled
+// Name. A phase holds the accesses observed from its start to the next
+// kernel's start: kernels run one after another, so that is its accesses.
 //
-// Time is the global order of lane accesses (see "How the run is
-// modelled"). Fig. 4/7's "8 intervals of the execution time" are 8 equal
-// slices of that order: lane access t (0-based) of T in total falls in
-// interval t*8/T. Only 4 KB pages are classified per interval.
+// Accesses and time: an access is one wavefront memory instruction on one
+// 4 KB page, what the GPU translates and the platform's observer reports;
+// an instruction whose active lanes touch k distinct pages is k accesses,
+// and compute-only instructions are none. Simulated time in the
+// zero-latency run is an instruction clock (see below), not execution time,
+// so intervals are defined by the count of accesses: the engine delivers
+// accesses in simulated-time order, and Fig. 4/7's "8 intervals of the
+// execution time" are 8 equal slices of that order. Access t (0-based) of
+// T in total falls in interval t*8/T, i.e. interval i holds accesses
+// [ceil(i*T/8), ceil((i+1)*T/8)). Only 4 KB pages are classified per
+// interval.
 //
 // # Choices where the paper is silent
 //
@@ -31,13 +43,12 @@
 //     rule count touched pages only. Interval rows in page_intervals.csv
 //     are written for touched (page, interval) pairs only; the interval
 //     summary counts the rest of the allocated pages as untouched.
-//   - Access counts are lane accesses: an instruction with L active lanes
-//     is L accesses. A page's class depends only on which GPUs touched it
-//     and whether it was read and/or written, not on the counts.
+//   - A page's class depends only on which GPUs touched it and whether it
+//     was read and/or written, not on the access counts.
 //   - The 2 MB classification is the 4 KB one aggregated: a 2 MB page's GPU
 //     set and read/write flags are the union of its 4 KB pages' in the same
-//     period. The allocator aligns every object to 2 MB (as the simulator's
-//     does), so a 2 MB page never holds two objects.
+//     period. The platform aligns every object to 2 MB, so a 2 MB page never
+//     holds two objects.
 //   - App-level shares (Fig. 20) are reported over two periods: "run" (a
 //     page classified over the whole execution, one count per page) and
 //     "phase" (one count per page and phase in which it was touched). The
@@ -46,57 +57,68 @@
 //     phase; the whole-run rows list every object.
 //   - The kernel-argument object of the paper workloads is a real object
 //     (see benchmarks.allocKernarg) and is reported like any other.
-//   - Accesses outside every object are counted as unmanaged lanes; they
-//     advance time but are not classified.
+//   - Accesses outside every object are counted as unmanaged; they
+//     advance the access order but are not classified.
 //
-// # How the run is modelled
+// # The run (ZeroLatency)
 //
-// Workgroups are assigned to GPUs as the simulator does, except that
-// greedy is approximated without timing. The simulator's greedy dispatcher
-// hands the next workgroup to whichever GPU has a free slot, GPU 0 first
-// at a launch; with GPUs running at the same speed each GPU fills its slots
-// in turn. So here GPU g first gets workgroups [g*S, (g+1)*S), S being its
-// workgroup slots, and after that the GPUs take chunks of C consecutive
-// workgroups in turn (C = Options.GreedyChunk, default S). The first fill
-// is exact; after it the simulator's assignment follows timing: faults
-// stall some GPUs, which then take their next workgroups in bursts. In
-// on-touch runs at Table II size the bursts were hundreds of workgroups
-// long for mm (C = S = 640 gives page classes close to the simulator's)
-// but about 35 for mt (the default then finds the input mostly private
-// where the simulator's run shares 91% of its pages; --greedy-chunk 35
-// agrees within 2%). contiguous and round-robin are exact, and a PerDevice
-// kernel is always contiguous, as in platform/runner.go. S is CUs *
-// (WavefrontsPerCU / WavefrontsPerWorkgroup), as gpu.Comp.Fill packs
-// workgroups into CUs (at least one workgroup per CU).
+// The platform runs the configured system's structure (GPU count, CUs,
+// wavefront slots, distribution scheme, TLB and cache geometry, walkers,
+// fault batch) with its timing removed: every *_cycles and *_ns key of the
+// configuration is 0 (cache, TLB, page-walk, DRAM, drain, fault service,
+// per-fault, link and switch latencies, kernel launch, policy lookups),
+// every *_gbps bandwidth is 1e9 GB/s (a 4 KB page crosses a link in 4e-6
+// ns), message headers are 0 bytes, GPU memory is 1 TB (nothing is ever
+// evicted), placement is host and checking is off. One cost is kept:
+// gpu.issue_cycles is 1, not 0, and each instruction still takes the
+// workload's own compute cycles. That is the clock: every resident
+// wavefront of every GPU issues at the same rate, and a fault, a migration
+// or a walk costs nothing, so the greedy dispatcher hands out workgroups as
+// GPUs of equal speed free their slots. With no clock at all every event
+// would happen at time 0, and the engine's order among equal times (a
+// heap, not FIFO) would run a few wavefronts to completion while the
+// others wait. The remaining timing effect is page-walker queueing: with
+// zero-cost walks a walk can still wait for a walker whose last walk was
+// issued a few cycles ahead.
 //
-// Execution: each GPU keeps up to S resident workgroups, admitting its
-// next assigned workgroup when one finishes; it issues one instruction per
-// step from its resident wavefronts in round-robin order, and the GPUs
-// take steps in turn (GPU 0, 1, ..., N-1, 0, ...). Kernels run one after
-// another. So every GPU and every resident wavefront advances at the same
-// instruction rate; this order is the "time" of the intervals.
+// The policy is ideal (OASIS §IV-A: every GPU's first touch leaves a local
+// copy, nothing moves afterwards). With free faults the policy does not
+// change when any wavefront issues, so every policy gives the same accesses
+// up to the order of events at equal times; ideal is the one with the
+// fewest page-table events (one fault per GPU and page, no migration or
+// invalidation), so it runs fastest. On-touch, for instance, migrates a
+// shared page on every access from another GPU.
 //
-// Intervals need the total lane count in advance, so Run first counts the
-// lanes with a second, independent Setup of the workload (Setup must be
+// Intervals need the access count T in advance, so Run first counts the
+// accesses on a second, independent Setup of the workload, walking every
+// wavefront's instruction stream without simulating (Setup must be
 // deterministic for given Params, which the simulator's reproducibility
-// already requires).
+// already requires). The count does not depend on which GPU runs a
+// workgroup: paper workloads ignore the GPU argument of Kernel.Wavefront,
+// and PerDevice kernels, which use it, are counted on the contiguous
+// assignment the runner gives them. If the run still sees another count,
+// the result carries a warning and the last interval absorbs the
+// difference.
 //
 // # Memory
 //
-// Per 4 KB page the run keeps: the GPU mask and flags of the current phase
-// and of the whole run, the per-interval class (2 bytes x intervals), and
-// the read and write lane counts per GPU over the run (16 bytes per GPU).
-// Per phase it keeps only per-object aggregates. For a 300 MB footprint on
-// 4 GPUs that is about 100 bytes x 75K pages; mt at 320 MB on 16 GPUs peaks
-// at about 70 MB of RSS.
+// Per 4 KB page the observer keeps: the GPU mask and flags of the current
+// phase and of the whole run, the per-interval class (2 bytes x
+// intervals), and the read and write access counts per GPU over the run
+// (16 bytes per GPU). Per phase it keeps only per-object aggregates. For a
+// 300 MB footprint on 4 GPUs that is about 100 bytes x 75K pages, next to
+// the platform's own page tables.
 package characterize
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/objtable"
+	"github.com/mgpu-sim/mgpu/platform"
+	"github.com/mgpu-sim/mgpu/units"
 )
 
 // Page sizes of the characterization: OASIS's 4 KB base page and the 2 MB
@@ -110,184 +132,185 @@ const (
 	largeShift = 9 // log2(perLarge)
 )
 
-// Defaults for Options fields left zero.
 const (
 	// DefaultIntervals is Fig. 4/7's 8 intervals of the execution.
 	DefaultIntervals = 8
-	// DefaultCUs and DefaultWavefrontsPerCU are gpu.DefaultConfig (OASIS
-	// Table I: 64 CUs; 40 wavefront slots per CU as in MGPUSim's R9 Nano).
-	DefaultCUs             = 64
-	DefaultWavefrontsPerCU = 40
-	// MaxGPUs is the widest GPU mask a page record holds.
+	// MaxGPUs is the widest GPU mask a page record holds (the platform's
+	// limit too).
 	MaxGPUs = 64
+	// Policy is the page policy of the zero-latency run (see the package
+	// comment).
+	Policy = "ideal"
 )
 
 // Options describe the system the workload is characterized on.
 type Options struct {
-	// GPUs is the GPU count, 1 to 64. It overrides Params.GPUs.
-	GPUs int
-	// Distribution is the workgroup distribution scheme (benchmarks.Schemes;
-	// empty means greedy).
-	Distribution string
-	// CUs and WavefrontsPerCU give the workgroup slots of a GPU (zero means
-	// the defaults above).
-	CUs, WavefrontsPerCU int
+	// Config is the system. Its structure is kept (GPU count, CUs,
+	// wavefront slots, distribution scheme, cache and TLB geometry); its
+	// timing is replaced by ZeroLatency.
+	Config platform.Config
 	// Intervals is the number of equal slices of the access order (zero
 	// means 8).
 	Intervals int
-	// GreedyChunk is the number of consecutive workgroups a GPU takes in
-	// turn under greedy after its first fill (zero means its slots; see
-	// the package comment).
-	GreedyChunk int
+}
+
+// ZeroLatency returns c with every timing cost removed, as the package
+// comment describes: *_cycles and *_ns keys 0 except gpu.issue_cycles 1,
+// *_gbps keys 1e9, headers 0 bytes, 1 TB per GPU, 4 KB pages placed on the
+// host, no checking. Keys are found by suffix, as Config.Validate checks
+// them, so a latency added to the configuration later is zeroed too.
+func ZeroLatency(c platform.Config) platform.Config {
+	for _, k := range platform.Keys(c) {
+		var v string
+		switch {
+		case strings.HasSuffix(k.Key, "_cycles"), strings.HasSuffix(k.Key, "_ns"):
+			v = "0"
+		case strings.HasSuffix(k.Key, "_gbps"):
+			v = "1e9"
+		default:
+			continue
+		}
+		if err := c.Set(k.Key + "=" + v); err != nil {
+			panic(fmt.Sprintf("characterize: zeroing %s: %v", k.Key, err)) // keys come from Keys
+		}
+	}
+	c.GPU.IssueCycles = 1
+	c.Link.HeaderBytes = 0
+	c.GPU.Memory = units.TB
+	c.Oversubscribe = 0
+	c.PageSize = SmallPage
+	c.Placement = "host"
+	c.Check = false
+	return c
 }
 
 func (o *Options) normalize() error {
-	if o.GPUs < 1 || o.GPUs > MaxGPUs {
-		return fmt.Errorf("%d GPUs: must be between 1 and %d", o.GPUs, MaxGPUs)
-	}
-	if o.Distribution == "" {
-		o.Distribution = benchmarks.SchemeGreedy
-	}
-	if _, err := benchmarks.NewDispatcher(o.Distribution, 0, 1); err != nil {
-		return err
-	}
-	if o.CUs == 0 {
-		o.CUs = DefaultCUs
-	}
-	if o.WavefrontsPerCU == 0 {
-		o.WavefrontsPerCU = DefaultWavefrontsPerCU
-	}
 	if o.Intervals == 0 {
 		o.Intervals = DefaultIntervals
 	}
-	switch {
-	case o.CUs < 0:
-		return fmt.Errorf("%d CUs: must be positive", o.CUs)
-	case o.WavefrontsPerCU < 0:
-		return fmt.Errorf("%d wavefronts per CU: must be positive", o.WavefrontsPerCU)
-	case o.GreedyChunk < 0:
-		return fmt.Errorf("greedy chunk %d: must not be negative", o.GreedyChunk)
-	case o.Intervals < 1 || o.Intervals > 1<<16:
+	if o.Intervals < 1 || o.Intervals > 1<<16 {
 		return fmt.Errorf("%d intervals: must be between 1 and 65536", o.Intervals)
 	}
 	return nil
 }
 
-// Slots is the number of workgroups of k a GPU holds at once.
-func (o Options) Slots(k *benchmarks.Kernel) int {
-	per := 1
-	if k.WavefrontsPerWorkgroup > 0 {
-		per = max(1, o.WavefrontsPerCU/k.WavefrontsPerWorkgroup)
-	}
-	return max(1, o.CUs*per)
-}
-
-// Assign returns the workgroups of k each GPU runs, in the order it runs
-// them (see the package comment for greedy).
-func (o Options) Assign(k *benchmarks.Kernel) [][]int32 {
-	n, w := o.GPUs, k.Workgroups
-	out := make([][]int32, n)
-	scheme := o.Distribution
-	if k.PerDevice {
-		scheme = benchmarks.SchemeContiguous
-	}
-	if scheme == benchmarks.SchemeContiguous || scheme == benchmarks.SchemeRoundRobin {
-		// Static schemes: the simulator's own dispatcher, drained per GPU.
-		d, err := benchmarks.NewDispatcher(scheme, w, n)
-		if err != nil {
-			return out // no GPUs: nothing to assign
-		}
-		for g := range out {
-			for wg, ok := d.Next(g); ok; wg, ok = d.Next(g) {
-				out[g] = append(out[g], int32(wg))
-			}
-		}
-		return out
-	}
-	// greedy: a first fill of S each, then chunks in turn
-	s := o.Slots(k)
-	c := o.GreedyChunk
-	if c == 0 {
-		c = s
-	}
-	for wg := 0; wg < w; wg++ {
-		g := wg / s
-		if g >= n {
-			g = (wg - n*s) / c % n
-		}
-		out[g] = append(out[g], int32(wg))
-	}
-	return out
-}
-
-// Run characterizes workload w with parameters p on the system o.
-func Run(w benchmarks.Workload, p benchmarks.Params, o Options) (*Result, error) {
+// Run characterizes the named workload with parameters p on the system o.
+// p.GPUs is replaced by the configuration's GPU count.
+func Run(workload string, p benchmarks.Params, o Options) (*Result, error) {
 	start := time.Now()
 	if err := o.normalize(); err != nil {
 		return nil, err
 	}
-	p.GPUs = o.GPUs
+	cfg := ZeroLatency(o.Config)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	p.GPUs = cfg.GPUs
 	if p.Scale == 0 {
 		p.Scale = 1
 	}
 	if p.Size == "" {
 		p.Size = benchmarks.SizeAuto
 	}
-	// Pass 1: the total lane count, on an independent instance.
-	_, kernels1, err := setup(w, p)
+	w, err := benchmarks.New(workload)
 	if err != nil {
 		return nil, err
 	}
-	total := countLanes(kernels1, o)
-	alloc, kernels, err := setup(w, p)
+	// The access count, on an independent instance.
+	kernels, err := setup(w, p)
 	if err != nil {
 		return nil, err
 	}
-	r := newRecorder(alloc, kernels, o, total)
-	r.run()
-	res := r.result(w.Name(), p)
+	total := countAccesses(kernels, cfg.GPUs)
+	r := &recorder{n: cfg.GPUs, intervals: o.Intervals, total: total,
+		cus: cfg.GPU.CUs, wavefrontsPerCU: cfg.GPU.WavefrontsPerCU}
+	sys, err := platform.Build(platform.Options{Workload: workload, Policy: Policy, Seed: p.Seed,
+		Scale: p.Scale, Size: p.Size, Iterations: p.Iterations, Config: cfg, Observer: r, Launches: r})
+	if err != nil {
+		return nil, err
+	}
+	r.init(sys.Objects())
+	run, err := sys.Run()
+	if err != nil {
+		return nil, fmt.Errorf("workload %s: zero-latency run: %w", workload, err)
+	}
+	r.finish()
+	res := r.result(workload, p)
+	res.Distribution = cfg.Distribution
+	res.Policy = Policy
+	res.SimTimeNs = run.SimTimeNs
+	res.Instructions = run.Totals.MemInstructions
 	if r.t != total {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
-			"workload %s is not deterministic: a second Setup issued %d lane accesses, the first %d; intervals are approximate",
-			w.Name(), r.t, total))
+			"the run observed %d page accesses where counting the workload's streams gave %d (a stream that depends on its GPU, or a Setup that is not deterministic); intervals are approximate",
+			r.t, total))
 	}
 	res.Wall = time.Since(start)
 	return res, nil
 }
 
-func setup(w benchmarks.Workload, p benchmarks.Params) (*objtable.Allocator, []benchmarks.Kernel, error) {
-	// Untagged pointers: nothing here needs the Obj_ID in the pointer.
+func setup(w benchmarks.Workload, p benchmarks.Params) ([]benchmarks.Kernel, error) {
+	// Untagged pointers: only the pages matter here. The alignment is the
+	// platform's for 4 KB pages, though nothing depends on it.
 	alloc, err := objtable.NewAllocator(objtable.Tagging{IDBits: objtable.MaxIDBits}, LargePage)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	kernels, err := w.Setup(alloc, p)
 	if err != nil {
-		return nil, nil, fmt.Errorf("workload %s: %w", w.Name(), err)
+		return nil, fmt.Errorf("workload %s: %w", w.Name(), err)
 	}
-	return alloc, kernels, nil
+	return kernels, nil
 }
 
-func lanesOf(in *benchmarks.Instruction) int {
-	return min(max(in.Lanes, 0), benchmarks.WavefrontSize)
-}
-
-// countLanes is the total lane accesses of the kernels under o.
-func countLanes(kernels []benchmarks.Kernel, o Options) uint64 {
+// countAccesses is the number of page accesses the kernels issue on gpus
+// GPUs: per memory instruction, the distinct 4 KB pages of its active
+// lanes, the pages the GPU's coalescer finds. Workgroups are taken in the
+// contiguous assignment, the runner's for PerDevice kernels; other kernels'
+// streams do not depend on the GPU.
+func countAccesses(kernels []benchmarks.Kernel, gpus int) uint64 {
 	var t uint64
 	var in benchmarks.Instruction
+	var pages [benchmarks.WavefrontSize]uint64
 	for i := range kernels {
 		k := &kernels[i]
-		for g, wgs := range o.Assign(k) {
-			for _, wg := range wgs {
+		d, err := benchmarks.NewDispatcher(benchmarks.SchemeContiguous, k.Workgroups, gpus)
+		if err != nil {
+			continue // no workgroups to count (the runner rejects it too)
+		}
+		for g := 0; g < gpus; g++ {
+			for wg, ok := d.Next(g); ok; wg, ok = d.Next(g) {
 				for wf := 0; wf < k.WavefrontsPerWorkgroup; wf++ {
-					s := k.Wavefront(int(wg), wf, g)
+					s := k.Wavefront(wg, wf, g)
 					for s.Next(&in) {
-						t += uint64(lanesOf(&in))
+						t += uint64(distinctPages(&in, &pages))
 					}
 				}
 			}
 		}
 	}
 	return t
+}
+
+// distinctPages is the number of distinct 4 KB pages among the active lanes
+// of in; pages is scratch space.
+func distinctPages(in *benchmarks.Instruction, pages *[benchmarks.WavefrontSize]uint64) int {
+	n := 0
+	last := ^uint64(0)
+lanes:
+	for l := 0; l < min(max(in.Lanes, 0), benchmarks.WavefrontSize); l++ {
+		p := objtable.Strip(in.Addr[l]) >> smallShift
+		if p == last {
+			continue
+		}
+		last = p
+		for _, q := range pages[:n] {
+			if q == p {
+				continue lanes
+			}
+		}
+		pages[n] = p
+		n++
+	}
+	return n
 }

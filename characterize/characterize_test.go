@@ -2,6 +2,7 @@ package characterize
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/objtable"
+	"github.com/mgpu-sim/mgpu/platform"
 )
 
 func TestPredominantNinetyPercentRule(t *testing.T) {
@@ -115,15 +118,28 @@ func TestPageClassification(t *testing.T) {
 	}
 }
 
+// system is the default configuration with gpus GPUs, a distribution
+// scheme (empty keeps greedy) and cus CUs (0 keeps 64).
+func system(gpus int, dist string, cus int) Options {
+	c := platform.DefaultConfig()
+	c.GPUs = gpus
+	if dist != "" {
+		c.Distribution = dist
+	}
+	if cus != 0 {
+		c.GPU.CUs = cus
+	}
+	return Options{Config: c}
+}
+
 func run(t *testing.T, name string, p benchmarks.Params, o Options) *Result {
 	t.Helper()
-	w, err := benchmarks.New(name)
+	res, err := Run(name, p, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(w, p, o)
-	if err != nil {
-		t.Fatal(err)
+	for _, w := range res.Warnings {
+		t.Errorf("%s: warning: %s", name, w)
 	}
 	return res
 }
@@ -162,24 +178,24 @@ func TestWorkloadClasses(t *testing.T) {
 		o        Options
 		want     []want
 	}{
-		{"private", "private", benchmarks.Params{Scale: 0.25}, Options{GPUs: 4},
+		{"private", "private", benchmarks.Params{Scale: 0.25}, system(4, "", 0),
 			// 4 regions of 256 KB in one 2 MB page: private at 4 KB, shared at 2 MB.
 			[]want{{"data", "private-rw-mix", "shared-rw-mix"}}},
-		{"private on one GPU", "private", benchmarks.Params{Scale: 0.25}, Options{GPUs: 1},
+		{"private on one GPU", "private", benchmarks.Params{Scale: 0.25}, system(1, "", 0),
 			[]want{{"data", "private-rw-mix", "private-rw-mix"}}},
-		{"shared-read", "shared-read", benchmarks.Params{Scale: 0.25}, Options{GPUs: 4},
+		{"shared-read", "shared-read", benchmarks.Params{Scale: 0.25}, system(4, "", 0),
 			[]want{{"input", "shared-read-only", "shared-read-only"}, {"output", "private-write-only", "shared-write-only"}}},
-		{"pingpong", "pingpong", benchmarks.Params{Scale: 0.25}, Options{GPUs: 4},
+		{"pingpong", "pingpong", benchmarks.Params{Scale: 0.25}, system(4, "", 0),
 			[]want{{"data", "shared-rw-mix", "shared-rw-mix"}}},
-		{"prodcons", "prodcons", benchmarks.Params{Scale: 0.25}, Options{GPUs: 4},
+		{"prodcons", "prodcons", benchmarks.Params{Scale: 0.25}, system(4, "", 0),
 			// buffer g: written by GPU g, read by GPU g+1
 			[]want{{"buf0", "shared-rw-mix", ""}, {"buf3", "shared-rw-mix", ""}}},
-		{"mm contiguous", "mm", benchmarks.Params{Scale: mmAligned}, Options{GPUs: 4, Distribution: "contiguous"},
+		{"mm contiguous", "mm", benchmarks.Params{Scale: mmAligned}, system(4, "contiguous", 0),
 			[]want{{"A", "private-read-only", "shared-read-only"}, {"B", "shared-read-only", "shared-read-only"},
 				{"C", "private-write-only", "shared-write-only"}, {"kernarg", "shared-read-only", "shared-read-only"}}},
-		{"mm round-robin", "mm", benchmarks.Params{Scale: mmAligned}, Options{GPUs: 4, Distribution: "round-robin"},
+		{"mm round-robin", "mm", benchmarks.Params{Scale: mmAligned}, system(4, "round-robin", 0),
 			[]want{{"A", "shared-read-only", ""}, {"B", "shared-read-only", ""}, {"C", "shared-write-only", ""}}},
-		{"mt contiguous", "mt", benchmarks.Params{Scale: mtAligned}, Options{GPUs: 4, Distribution: "contiguous"},
+		{"mt contiguous", "mt", benchmarks.Params{Scale: mtAligned}, system(4, "contiguous", 0),
 			[]want{{"input", "private-read-only", "shared-read-only"}, {"output", "shared-write-only", "shared-write-only"}}},
 	}
 	for _, c := range cases {
@@ -204,7 +220,7 @@ func TestWorkloadClasses(t *testing.T) {
 // Exact page-level facts, beyond the 90% rule.
 func TestEveryPage(t *testing.T) {
 	t.Run("private: every page private in every phase and overall", func(t *testing.T) {
-		res := run(t, "private", benchmarks.Params{Scale: 0.25}, Options{GPUs: 4})
+		res := run(t, "private", benchmarks.Params{Scale: 0.25}, system(4, "", 0))
 		for _, op := range res.ObjectPhases {
 			if op.Small.Count(Shared, NoAccess) != 0 || op.Small.Pages() != res.Objects[op.Object].Pages {
 				t.Errorf("phase %d: %v", op.Phase, op.Small)
@@ -215,7 +231,7 @@ func TestEveryPage(t *testing.T) {
 		}
 	})
 	t.Run("shared-read: input pages read by every GPU", func(t *testing.T) {
-		res := run(t, "shared-read", benchmarks.Params{Scale: 0.25}, Options{GPUs: 4})
+		res := run(t, "shared-read", benchmarks.Params{Scale: 0.25}, system(4, "", 0))
 		in := objectRun(t, res, "input")
 		ob := res.Objects[in.Object]
 		for i := 0; i < ob.Pages; i++ {
@@ -225,7 +241,7 @@ func TestEveryPage(t *testing.T) {
 		}
 	})
 	t.Run("pingpong: private in each phase, shared over the run", func(t *testing.T) {
-		res := run(t, "pingpong", benchmarks.Params{Scale: 0.25}, Options{GPUs: 4})
+		res := run(t, "pingpong", benchmarks.Params{Scale: 0.25}, system(4, "", 0))
 		if len(res.Phases) != benchmarks.SyntheticIterations {
 			t.Fatalf("%d phases", len(res.Phases))
 		}
@@ -254,7 +270,7 @@ func TestEveryPage(t *testing.T) {
 		}
 	})
 	t.Run("prodcons: write-only then read-only phases", func(t *testing.T) {
-		res := run(t, "prodcons", benchmarks.Params{Scale: 0.25}, Options{GPUs: 4})
+		res := run(t, "prodcons", benchmarks.Params{Scale: 0.25}, system(4, "", 0))
 		for _, op := range res.ObjectPhases {
 			want := "private-write-only"
 			if res.Phases[op.Phase].Name == "consume" {
@@ -267,11 +283,53 @@ func TestEveryPage(t *testing.T) {
 	})
 }
 
+// streamAccesses counts, independently of the package, the page accesses
+// of a workload's streams: per instruction the distinct 4 KB pages of its
+// lanes, split into reads and writes, per kernel.
+func streamAccesses(t *testing.T, name string, p benchmarks.Params, gpus int) (reads, writes []uint64) {
+	t.Helper()
+	w, err := benchmarks.New(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc, err := objtable.NewAllocator(objtable.Tagging{IDBits: objtable.MaxIDBits}, LargePage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.GPUs = gpus
+	kernels, err := w.Setup(alloc, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in benchmarks.Instruction
+	for _, k := range kernels {
+		var r, wr uint64
+		for wg := 0; wg < k.Workgroups; wg++ {
+			g := wg * gpus / k.Workgroups // contiguous: only PerDevice streams use it
+			for wf := 0; wf < k.WavefrontsPerWorkgroup; wf++ {
+				for s := k.Wavefront(wg, wf, g); s.Next(&in); {
+					pages := map[uint64]bool{}
+					for l := 0; l < in.Lanes; l++ {
+						pages[objtable.Strip(in.Addr[l])/SmallPage] = true
+					}
+					if in.Write {
+						wr += uint64(len(pages))
+					} else {
+						r += uint64(len(pages))
+					}
+				}
+			}
+		}
+		reads, writes = append(reads, r), append(writes, wr)
+	}
+	return reads, writes
+}
+
 func TestMMGreedy(t *testing.T) {
-	// 4 CUs: 40 workgroup slots per GPU, so 576 workgroups spread over all
-	// GPUs in chunks of 40 (the default 640 slots would put them all on
-	// GPU 0).
-	res := run(t, "mm", benchmarks.Params{Scale: mmAligned}, Options{GPUs: 4, CUs: 4})
+	// 4 CUs: 40 workgroup slots per GPU, so the simulator's greedy
+	// dispatcher spreads the 576 workgroups over all GPUs (the default 640
+	// slots would put them all on GPU 0).
+	res := run(t, "mm", benchmarks.Params{Scale: mmAligned}, system(4, "", 4))
 	a, b, c := objectRun(t, res, "A"), objectRun(t, res, "B"), objectRun(t, res, "C")
 	if ObjectClass(&b.Small) != "shared-read-only" {
 		t.Errorf("B: %s", ObjectClass(&b.Small))
@@ -282,24 +340,32 @@ func TestMMGreedy(t *testing.T) {
 	if c.Small.Access() != WriteOnly || c.Small.Count(NoSharing, WriteOnly) != res.Objects[c.Object].Pages {
 		t.Errorf("C: %v", c.Small)
 	}
-	// A and B carry almost all accesses, C one per element.
-	if share := float64(a.Lanes()+b.Lanes()) / float64(res.Lanes); share < 0.95 {
+	// A and B carry almost all accesses; C is mm's only write, once per
+	// tile row of a wavefront.
+	if share := float64(a.Accesses()+b.Accesses()) / float64(res.Accesses); share < 0.95 {
 		t.Errorf("A and B: %.3f of accesses", share)
 	}
-	if c.WriteLanes() != 384*384 {
-		t.Errorf("C: %d writes, want one per element", c.WriteLanes())
+	_, writes := streamAccesses(t, "mm", benchmarks.Params{Scale: mmAligned}, 4)
+	if c.WriteAccesses() != writes[0] || res.Writes != writes[0] {
+		t.Errorf("C: %d write accesses (%d in all), want %d", c.WriteAccesses(), res.Writes, writes[0])
+	}
+	// Every GPU ran workgroups: each read B.
+	for g, n := range b.Reads {
+		if n == 0 {
+			t.Errorf("GPU %d never read B: %v", g, b.Reads)
+		}
 	}
 }
 
 func TestMTIntervals(t *testing.T) {
 	// Fig. 4: input read-only and output write-only in every interval.
-	res := run(t, "mt", benchmarks.Params{Scale: mtAligned}, Options{GPUs: 4, CUs: 4})
-	var lanes uint64
+	res := run(t, "mt", benchmarks.Params{Scale: mtAligned}, system(4, "", 4))
+	var n uint64
 	for _, iv := range res.Intervals {
-		lanes += iv.End - iv.Start
+		n += iv.End - iv.Start
 	}
-	if lanes != res.Lanes || len(res.Intervals) != DefaultIntervals {
-		t.Fatalf("%d intervals cover %d lanes of %d", len(res.Intervals), lanes, res.Lanes)
+	if n != res.Accesses || len(res.Intervals) != DefaultIntervals {
+		t.Fatalf("%d intervals cover %d accesses of %d", len(res.Intervals), n, res.Accesses)
 	}
 	for _, name := range []string{"input", "output"} {
 		ob := res.Objects[objectRun(t, res, name).Object]
@@ -325,7 +391,7 @@ func TestMTIntervals(t *testing.T) {
 func TestLargePagesTurnPrivateShared(t *testing.T) {
 	// mt at an aligned size: every input page is private at 4 KB, and the
 	// one 2 MB page holding the whole input is shared.
-	res := run(t, "mt", benchmarks.Params{Scale: mtAligned}, Options{GPUs: 4, Distribution: "contiguous"})
+	res := run(t, "mt", benchmarks.Params{Scale: mtAligned}, system(4, "contiguous", 0))
 	small, large := res.App[0], res.App[1]
 	if small.PageSize != SmallPage || large.PageSize != LargePage || small.Period != "run" || large.Period != "run" {
 		t.Fatalf("App order: %+v", res.App)
@@ -351,7 +417,7 @@ func TestLargePagesTurnPrivateShared(t *testing.T) {
 func TestImplicitPhases(t *testing.T) {
 	// st: one launch and barrier continuations; the grids alternate
 	// read-only and write-only (Fig. 7b).
-	res := run(t, "st", benchmarks.Params{Scale: 0.02, Iterations: 4}, Options{GPUs: 4, CUs: 1})
+	res := run(t, "st", benchmarks.Params{Scale: 0.02, Iterations: 4}, system(4, "", 1))
 	if len(res.Phases) != 4 {
 		t.Fatalf("%d phases", len(res.Phases))
 	}
@@ -375,7 +441,7 @@ func TestImplicitPhases(t *testing.T) {
 		t.Errorf("currData over the run: %s", got)
 	}
 	// A workload with one kernel per phase keeps plain labels.
-	res = run(t, "pingpong", benchmarks.Params{Scale: 0.25}, Options{GPUs: 2})
+	res = run(t, "pingpong", benchmarks.Params{Scale: 0.25}, system(2, "", 0))
 	for _, ph := range res.Phases {
 		if ph.Label != "pingpong" || !ph.Explicit {
 			t.Errorf("%+v", ph)
@@ -388,7 +454,7 @@ func TestDeterministic(t *testing.T) {
 		var prev *Result
 		var prevCSV map[string][]byte
 		for i := 0; i < 2; i++ {
-			res := run(t, name, benchmarks.Params{Scale: 0.05, Seed: 7}, Options{GPUs: 3, CUs: 2})
+			res := run(t, name, benchmarks.Params{Scale: 0.05, Seed: 7}, system(3, "", 2))
 			res.Wall = 0
 			dir := t.TempDir()
 			if err := res.WriteCSVs(dir); err != nil {
@@ -417,44 +483,122 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-func TestAssign(t *testing.T) {
-	k := &benchmarks.Kernel{Workgroups: 10, WavefrontsPerWorkgroup: 4}
-	o := Options{GPUs: 2, CUs: 1, WavefrontsPerCU: 8, Distribution: "greedy"} // 2 slots
-	want := [][]int32{{0, 1, 4, 5, 8, 9}, {2, 3, 6, 7}}
-	if got := o.Assign(k); !reflect.DeepEqual(got, want) {
-		t.Errorf("greedy: %v, want %v", got, want)
+// The phases are the runner's launches: one per kernel, in order, each
+// holding exactly its kernel's accesses.
+func TestPhasesFollowLaunches(t *testing.T) {
+	cases := []struct {
+		workload string
+		p        benchmarks.Params
+		o        Options
+	}{
+		{"prodcons", benchmarks.Params{Scale: 0.25}, system(4, "", 0)},
+		{"st", benchmarks.Params{Scale: 0.02, Iterations: 4}, system(4, "", 1)},
+		{"lenet", benchmarks.Params{Scale: 0.05, Iterations: 1}, system(2, "", 0)},
 	}
-	o.GreedyChunk = 1 // first fill of 2 each, then one at a time
-	want = [][]int32{{0, 1, 4, 6, 8}, {2, 3, 5, 7, 9}}
-	if got := o.Assign(k); !reflect.DeepEqual(got, want) {
-		t.Errorf("greedy chunk 1: %v, want %v", got, want)
+	for _, c := range cases {
+		t.Run(c.workload, func(t *testing.T) {
+			res := run(t, c.workload, c.p, c.o)
+			reads, writes := streamAccesses(t, c.workload, c.p, c.o.Config.GPUs)
+			if len(res.Phases) != len(reads) {
+				t.Fatalf("%d phases, %d kernels", len(res.Phases), len(reads))
+			}
+			var start uint64
+			for i, ph := range res.Phases {
+				if ph.Index != i || ph.Start != start || ph.Reads != reads[i] || ph.Writes != writes[i] || ph.Accesses != ph.Reads+ph.Writes {
+					t.Errorf("phase %d %s: %+v, want start %d, %d reads, %d writes", i, ph.Label, ph, start, reads[i], writes[i])
+				}
+				start += ph.Accesses
+			}
+			if start != res.Accesses {
+				t.Errorf("phases hold %d accesses of %d", start, res.Accesses)
+			}
+		})
 	}
-	o.Distribution = "round-robin"
-	want = [][]int32{{0, 2, 4, 6, 8}, {1, 3, 5, 7, 9}}
-	if got := o.Assign(k); !reflect.DeepEqual(got, want) {
-		t.Errorf("round-robin: %v, want %v", got, want)
+}
+
+// launches records what a platform.LaunchObserver is told.
+type launches []string
+
+func (l *launches) Launch(i int, k *benchmarks.Kernel) {
+	*l = append(*l, fmt.Sprintf("%d %s %v", i, k.Name, k.Barrier))
+}
+
+func TestLaunchObserver(t *testing.T) {
+	var got launches
+	cfg := ZeroLatency(platform.DefaultConfig())
+	cfg.GPU.CUs = 1
+	_, err := platform.Run(platform.Options{Workload: "st", Policy: Policy, Scale: 0.02, Iterations: 3,
+		Config: cfg, Launches: &got})
+	if err != nil {
+		t.Fatal(err)
 	}
-	k.PerDevice = true // always contiguous
-	want = [][]int32{{0, 1, 2, 3, 4}, {5, 6, 7, 8, 9}}
-	if got := o.Assign(k); !reflect.DeepEqual(got, want) {
-		t.Errorf("per-device: %v, want %v", got, want)
+	want := launches{"0 StencilKernel false", "1 StencilKernel true", "2 StencilKernel true"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("launches %q, want %q", got, want)
+	}
+}
+
+func TestZeroLatency(t *testing.T) {
+	base := platform.DefaultConfig()
+	base.GPUs, base.GPU.CUs, base.Distribution, base.Placement, base.PageSize = 8, 16, "round-robin", "spread", LargePage
+	c := ZeroLatency(base)
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range platform.Keys(c) {
+		switch {
+		case k.Key == "gpu.issue_cycles":
+			if k.Value != "1" {
+				t.Errorf("%s = %s, want 1", k.Key, k.Value)
+			}
+		case strings.HasSuffix(k.Key, "_cycles"), strings.HasSuffix(k.Key, "_ns"):
+			if k.Value != "0" {
+				t.Errorf("%s = %s, want 0", k.Key, k.Value)
+			}
+		case strings.HasSuffix(k.Key, "_gbps"):
+			if k.Value != "1e+09" {
+				t.Errorf("%s = %s, want 1e9", k.Key, k.Value)
+			}
+		}
+	}
+	// The structure stays; the page size and placement are the study's.
+	if c.GPUs != 8 || c.GPU.CUs != 16 || c.Distribution != "round-robin" || c.GPU.WavefrontsPerCU != base.GPU.WavefrontsPerCU ||
+		c.GPU.L2TLBEntries != base.GPU.L2TLBEntries || c.UVM.FaultBatch != base.UVM.FaultBatch {
+		t.Errorf("structure changed: %+v", c)
+	}
+	if c.PageSize != SmallPage || c.Placement != "host" || c.Link.HeaderBytes != 0 || c.Check || c.Oversubscribe != 0 {
+		t.Errorf("%+v", c)
 	}
 }
 
 func TestBadOptions(t *testing.T) {
-	w, _ := benchmarks.New("private")
-	for _, o := range []Options{{GPUs: 0}, {GPUs: 65}, {GPUs: 2, Distribution: "nope"}, {GPUs: 2, CUs: -1}, {GPUs: 2, Intervals: -1}} {
-		if _, err := Run(w, benchmarks.Params{Scale: 0.1}, o); err == nil {
+	bad := func(f func(*Options)) Options {
+		o := system(2, "", 0)
+		f(&o)
+		return o
+	}
+	for _, o := range []Options{
+		bad(func(o *Options) { o.Config.GPUs = 0 }),
+		bad(func(o *Options) { o.Config.GPUs = 65 }),
+		bad(func(o *Options) { o.Config.Distribution = "nope" }),
+		bad(func(o *Options) { o.Config.GPU.CUs = -1 }),
+		bad(func(o *Options) { o.Intervals = -1 }),
+		{}, // no configuration
+	} {
+		if _, err := Run("private", benchmarks.Params{Scale: 0.1}, o); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
 	}
-	if _, err := Run(w, benchmarks.Params{Scale: -1}, Options{GPUs: 2}); err == nil {
+	if _, err := Run("private", benchmarks.Params{Scale: -1}, system(2, "", 0)); err == nil {
 		t.Error("negative scale: no error")
+	}
+	if _, err := Run("nope", benchmarks.Params{}, system(2, "", 0)); err == nil {
+		t.Error("unknown workload: no error")
 	}
 }
 
 func TestWriteTableAndCSVs(t *testing.T) {
-	res := run(t, "shared-read", benchmarks.Params{Scale: 0.1}, Options{GPUs: 2})
+	res := run(t, "shared-read", benchmarks.Params{Scale: 0.1}, system(2, "", 0))
 	var out bytes.Buffer
 	if err := res.WriteTable(&out); err != nil {
 		t.Fatal(err)

@@ -53,9 +53,11 @@ func (res *Result) WriteTable(w io.Writer) error {
 	p := res.Params
 	fmt.Fprintf(w, "%s on %d GPUs: scale %g, size %s, seed %d, distribution %s (%d CUs x %d wavefront slots), footprint %.1f MB\n",
 		res.Workload, res.GPUs, p.Scale, p.Size, p.Seed, res.Distribution, res.CUs, res.WavefrontsPerCU, float64(res.Footprint)/(1<<20))
-	fmt.Fprintf(w, "%d phases, %d memory instructions, %s lane accesses (read %s, write %s), unmanaged %d, wall %.2f s\n",
-		len(res.Phases), res.Instructions, millions(res.Lanes), pct(res.ReadLanes, res.Lanes), pct(res.WriteLanes, res.Lanes),
-		res.Unmanaged, res.Wall.Seconds())
+	fmt.Fprintf(w, "%d phases, %d memory instructions, %s page accesses (read %s, write %s), unmanaged %d\n",
+		len(res.Phases), res.Instructions, millions(res.Accesses), pct(res.Reads, res.Accesses), pct(res.Writes, res.Accesses),
+		res.Unmanaged)
+	fmt.Fprintf(w, "observed on a zero-latency run of the platform (policy %s, %.1f us of instruction clock), wall %.2f s\n",
+		res.Policy, res.SimTimeNs/1e3, res.Wall.Seconds())
 	for _, m := range res.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", m)
 	}
@@ -74,7 +76,7 @@ func (res *Result) WriteTable(w io.Writer) error {
 			fmt.Fprintf(tw, "  %s\t%.2f\t%d/%d\t%s\t%d\t%d\t%d/%d/%d\t%d/%d\t%s\t%s\n", ob.Name, float64(ob.Size)/(1<<20),
 				s.Pages(), ob.Pages, ObjectClass(s), s.Count(Private, NoAccess), s.Count(Shared, NoAccess),
 				s.Count(NoSharing, ReadOnly), s.Count(NoSharing, WriteOnly), s.Count(NoSharing, RWMix),
-				op.Large.Pages(), ob.LargePages, ObjectClass(&op.Large), pct(op.Lanes(), res.Lanes))
+				op.Large.Pages(), ob.LargePages, ObjectClass(&op.Large), pct(op.Accesses(), res.Accesses))
 		}
 	})
 	if err != nil {
@@ -93,7 +95,7 @@ func (res *Result) WriteTable(w io.Writer) error {
 			fmt.Fprintf(tw, "  %d %s\t%s\t%d\t%s\t%d\t%d\t%d/%d/%d\t%s\t%s\n", ph.Index, ph.Label, res.Objects[op.Object].Name,
 				s.Pages(), ObjectClass(s), s.Count(Private, NoAccess), s.Count(Shared, NoAccess),
 				s.Count(NoSharing, ReadOnly), s.Count(NoSharing, WriteOnly), s.Count(NoSharing, RWMix),
-				pct(op.Lanes(), ph.Lanes), pct(op.Lanes(), res.Lanes))
+				pct(op.Accesses(), ph.Accesses), pct(op.Accesses(), res.Accesses))
 		}
 	})
 	if err != nil {
@@ -101,7 +103,7 @@ func (res *Result) WriteTable(w io.Writer) error {
 	}
 	title := fmt.Sprintf("PAGE CLASSES OVER TIME (4KB pages touched in each of %d equal intervals of the access order; Fig. 4/7)", len(res.Intervals))
 	err = section(title, func(tw *tabwriter.Writer) {
-		fmt.Fprint(tw, "  interval\tlanes\tuntouched")
+		fmt.Fprint(tw, "  interval\taccesses\tuntouched")
 		for c := Class(0); c < NumClasses; c++ {
 			fmt.Fprintf(tw, "\t%s", c)
 		}
@@ -142,7 +144,7 @@ var CSVFiles = []struct{ Name, Doc string }{
 	{"page_intervals.csv", "one row per 4KB page and interval it was touched in: its class (Fig. 4/7)"},
 	{"intervals.csv", "one row per interval: pages of each class (Fig. 4/7 summary)"},
 	{"app.csv", "app-level shares of page classes at 4KB and 2MB (Fig. 20)"},
-	{"pages.csv", "one row per touched 4KB page: whole-run class and read/write lanes per GPU"},
+	{"pages.csv", "one row per touched 4KB page: whole-run class and read/write accesses per GPU"},
 }
 
 // WriteCSVs writes the CSV files into dir (created if needed), each
@@ -189,10 +191,10 @@ func (res *Result) gpuHeader(prefix string) []string {
 }
 
 func (res *Result) writePhases(c *csv.Writer) error {
-	c.Write([]string{"phase", "label", "name", "launch", "step", "explicit", "workgroups", "slots", "start_lane", "lanes", "read_lanes", "write_lanes"})
+	c.Write([]string{"phase", "label", "name", "launch", "step", "explicit", "workgroups", "slots", "start_access", "accesses", "reads", "writes"})
 	for _, p := range res.Phases {
 		c.Write([]string{itoa(p.Index), p.Label, p.Name, itoa(p.Launch), itoa(p.Step), strconv.FormatBool(p.Explicit),
-			itoa(p.Workgroups), itoa(p.Slots), u(p.Start), u(p.Lanes), u(p.Reads), u(p.Writes)})
+			itoa(p.Workgroups), itoa(p.Slots), u(p.Start), u(p.Accesses), u(p.Reads), u(p.Writes)})
 	}
 	return c.Error()
 }
@@ -203,17 +205,17 @@ func (res *Result) writeObjects(c *csv.Writer, ops []ObjectPhase) error {
 	for cl := Class(0); cl < NumClasses; cl++ {
 		h = append(h, cl.String())
 	}
-	h = append(h, "read_lanes", "write_lanes", "share_of_phase", "share_of_run")
+	h = append(h, "reads", "writes", "share_of_phase", "share_of_run")
 	h = append(h, res.gpuHeader("reads")...)
 	h = append(h, res.gpuHeader("writes")...)
 	c.Write(h)
 	for i := range ops {
 		op := &ops[i]
 		ob := &res.Objects[op.Object]
-		phase, label, phLanes := "all", "(run)", res.Lanes
+		phase, label, phAccesses := "all", "(run)", res.Accesses
 		if op.Phase >= 0 {
 			ph := &res.Phases[op.Phase]
-			phase, label, phLanes = itoa(ph.Index), ph.Label, ph.Lanes
+			phase, label, phAccesses = itoa(ph.Index), ph.Label, ph.Accesses
 		}
 		for _, ps := range []uint64{SmallPage, LargePage} {
 			s, pages := &op.Small, ob.Pages
@@ -227,7 +229,7 @@ func (res *Result) writeObjects(c *csv.Writer, ops []ObjectPhase) error {
 			for _, n := range s {
 				row = append(row, itoa(n))
 			}
-			row = append(row, u(op.ReadLanes()), u(op.WriteLanes()), frac(op.Lanes(), phLanes), frac(op.Lanes(), res.Lanes))
+			row = append(row, u(op.ReadAccesses()), u(op.WriteAccesses()), frac(op.Accesses(), phAccesses), frac(op.Accesses(), res.Accesses))
 			for _, v := range op.Reads {
 				row = append(row, u(v))
 			}
@@ -268,7 +270,7 @@ func (res *Result) writePageIntervals(c *csv.Writer) error {
 }
 
 func (res *Result) writeIntervals(c *csv.Writer) error {
-	h := []string{"interval", "start_lane", "end_lane", "pages_touched", "untouched"}
+	h := []string{"interval", "start_access", "end_access", "pages_touched", "untouched"}
 	for cl := Class(0); cl < NumClasses; cl++ {
 		h = append(h, cl.String())
 	}
@@ -320,8 +322,8 @@ func (res *Result) writePages(c *csv.Writer) error {
 			d := ob.dense + i
 			row[0], row[1], row[2], row[3], row[4] = u(ob.FirstPage+uint64(i)), ob.Name, itoa(i), cl.String(), itoa(res.PageGPUs(oi, i))
 			for g := 0; g < n; g++ {
-				row[5+g] = u(res.lanes[d*2*n+2*g])
-				row[5+n+g] = u(res.lanes[d*2*n+2*g+1])
+				row[5+g] = u(res.counts[d*2*n+2*g])
+				row[5+n+g] = u(res.counts[d*2*n+2*g+1])
 			}
 			if err := c.Write(row); err != nil {
 				return err

@@ -15,9 +15,11 @@ type Result struct {
 	Distribution    string
 	CUs             int
 	WavefrontsPerCU int
-	Footprint       uint64
-	Objects         []Object
-	Phases          []Phase
+	// Policy is the page policy of the zero-latency run.
+	Policy    string
+	Footprint uint64
+	Objects   []Object
+	Phases    []Phase
 	// ObjectPhases has one entry per object touched in a phase, in phase
 	// then object order.
 	ObjectPhases []ObjectPhase
@@ -29,18 +31,21 @@ type Result struct {
 	// App is the app-level census (Fig. 20): 4 KB and 2 MB pages, each
 	// over the whole run and over (page, phase) pairs.
 	App []App
-	// Lane accesses in total, read, written, and outside every object;
-	// memory instructions issued (compute-only ones included).
-	Lanes, ReadLanes, WriteLanes, Unmanaged, Instructions uint64
-	Wall                                                  time.Duration
+	// Page accesses to objects in total, read and written; accesses
+	// outside every object; memory instructions the GPUs issued.
+	Accesses, Reads, Writes, Unmanaged, Instructions uint64
+	// SimTimeNs is the simulated time of the zero-latency run: the
+	// instruction clock, not an execution time.
+	SimTimeNs float64
+	Wall      time.Duration
 	// Warnings are caveats about this result.
 	Warnings []string
 
-	// Per dense 4 KB page: the whole-run GPU mask and flags, lanes
+	// Per dense 4 KB page: the whole-run GPU mask and flags, accesses
 	// [d*2n+2g+w], interval records [d*I+i].
 	runMask  []uint64
 	runFlags []uint8
-	lanes    []uint64
+	counts   []uint64
 	iv       []uint16
 }
 
@@ -70,9 +75,11 @@ type Phase struct {
 	Workgroups   int
 	// Slots is the workgroups a GPU holds at once in this kernel.
 	Slots int
-	// Start is the global lane index of the phase's first access.
-	Start                uint64
-	Lanes, Reads, Writes uint64
+	// Start is the index of the phase's first access in the run. Accesses
+	// counts them all, unmanaged ones included; Reads and Writes only
+	// those to objects.
+	Start                   uint64
+	Accesses, Reads, Writes uint64
 }
 
 // ObjectPhase is one object in one phase (or, with Phase -1, over the
@@ -82,18 +89,18 @@ type ObjectPhase struct {
 	Object int
 	// Small and Large count the touched pages by class at 4 KB and 2 MB.
 	Small, Large Census
-	// Reads and Writes are lane accesses per GPU.
+	// Reads and Writes are page accesses per GPU.
 	Reads, Writes []uint64
 }
 
-// ReadLanes is the object's read lanes over all GPUs.
-func (op *ObjectPhase) ReadLanes() uint64 { return sum(op.Reads) }
+// ReadAccesses is the object's read accesses over all GPUs.
+func (op *ObjectPhase) ReadAccesses() uint64 { return sum(op.Reads) }
 
-// WriteLanes is the object's write lanes over all GPUs.
-func (op *ObjectPhase) WriteLanes() uint64 { return sum(op.Writes) }
+// WriteAccesses is the object's write accesses over all GPUs.
+func (op *ObjectPhase) WriteAccesses() uint64 { return sum(op.Writes) }
 
-// Lanes is the object's lane accesses.
-func (op *ObjectPhase) Lanes() uint64 { return op.ReadLanes() + op.WriteLanes() }
+// Accesses is the object's page accesses.
+func (op *ObjectPhase) Accesses() uint64 { return op.ReadAccesses() + op.WriteAccesses() }
 
 func sum(v []uint64) uint64 {
 	var s uint64
@@ -103,7 +110,7 @@ func sum(v []uint64) uint64 {
 	return s
 }
 
-// Interval is one slice of the access order: lanes [Start, End).
+// Interval is one slice of the access order: accesses [Start, End).
 type Interval struct {
 	Index      int
 	Start, End uint64
@@ -126,7 +133,7 @@ type App struct {
 // aggregates and the whole-run records, and clears them.
 func (r *recorder) endPhase() {
 	ph := &r.phases[len(r.phases)-1]
-	ph.Lanes = r.t - ph.Start
+	ph.Accesses = r.t - ph.Start
 	first := len(r.ops)
 	idx := make([]int, len(r.objs)) // object -> index in r.ops, +1
 	entry := func(obj int) *ObjectPhase {
@@ -141,7 +148,7 @@ func (r *recorder) endPhase() {
 	for obj := range r.objs {
 		base := obj * 2 * r.n
 		var any uint64
-		for _, v := range r.objLanes[base : base+2*r.n] {
+		for _, v := range r.objCounts[base : base+2*r.n] {
 			any |= v
 		}
 		if any != 0 {
@@ -176,11 +183,11 @@ func (r *recorder) endPhase() {
 	r.ltouched = r.ltouched[:0]
 	for i := first; i < len(r.ops); i++ {
 		op := &r.ops[i]
-		op.Reads, op.Writes = r.perGPU(r.objLanes[op.Object*2*r.n:])
-		ph.Reads += op.ReadLanes()
-		ph.Writes += op.WriteLanes()
+		op.Reads, op.Writes = r.perGPU(r.objCounts[op.Object*2*r.n:])
+		ph.Reads += op.ReadAccesses()
+		ph.Writes += op.WriteAccesses()
 	}
-	clear(r.objLanes)
+	clear(r.objCounts)
 }
 
 // perGPU splits interleaved read/write counters of n GPUs.
@@ -207,15 +214,14 @@ func (r *recorder) largeObj(l int) int {
 }
 
 func (r *recorder) result(workload string, p benchmarks.Params) *Result {
-	res := &Result{Workload: workload, Params: p, GPUs: r.n, Distribution: r.o.Distribution,
-		CUs: r.o.CUs, WavefrontsPerCU: r.o.WavefrontsPerCU, Footprint: r.alloc.Footprint(),
-		Objects: r.objs, Phases: r.phases, ObjectPhases: r.ops, Unmanaged: r.unmanaged,
-		Instructions: r.instrs, runMask: r.runMask, runFlags: r.runFlags, lanes: r.lanes, iv: r.iv}
+	res := &Result{Workload: workload, Params: p, GPUs: r.n, CUs: r.cus, WavefrontsPerCU: r.wavefrontsPerCU,
+		Footprint: r.footprint, Objects: r.objs, Phases: r.phases, ObjectPhases: r.ops, Unmanaged: r.unmanaged,
+		runMask: r.runMask, runFlags: r.runFlags, counts: r.counts, iv: r.iv}
 	for _, ph := range r.phases {
-		res.ReadLanes += ph.Reads
-		res.WriteLanes += ph.Writes
+		res.Reads += ph.Reads
+		res.Writes += ph.Writes
 	}
-	res.Lanes = res.ReadLanes + res.WriteLanes
+	res.Accesses = res.Reads + res.Writes
 	// Whole run, per object, at both page sizes.
 	for oi := range r.objs {
 		ob := &r.objs[oi]
@@ -225,8 +231,8 @@ func (r *recorder) result(workload string, p benchmarks.Params) *Result {
 				op.Small[c]++
 			}
 			for g := 0; g < r.n; g++ {
-				op.Reads[g] += r.lanes[d*2*r.n+2*g]
-				op.Writes[g] += r.lanes[d*2*r.n+2*g+1]
+				op.Reads[g] += r.counts[d*2*r.n+2*g]
+				op.Writes[g] += r.counts[d*2*r.n+2*g+1]
 			}
 		}
 		for l := 0; l < ob.LargePages; l++ {
@@ -255,7 +261,7 @@ func (r *recorder) result(workload string, p benchmarks.Params) *Result {
 	}
 	res.App = []App{run4, run2, ph4, ph2}
 	// Intervals.
-	I := r.o.Intervals
+	I := r.intervals
 	pages := len(r.runMask)
 	for i := 0; i < I; i++ {
 		iv := Interval{Index: i, Start: r.bound(i), End: r.bound(i + 1)}

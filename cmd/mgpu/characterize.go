@@ -10,20 +10,19 @@ import (
 	"github.com/mgpu-sim/mgpu/characterize"
 )
 
-// cmdCharacterize runs a workload functionally and reports its page and
-// object access patterns (OASIS §IV): a table on stdout and CSV files in
-// --out.
+// cmdCharacterize reports a workload's page and object access patterns
+// (OASIS §IV), observed on a zero-latency run of the platform: a table on
+// stdout and CSV files in --out.
 func cmdCharacterize(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mgpu characterize", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		f                workloadFlags
-		dist, out        string
-		chunk, intervals int
+		f         workloadFlags
+		dist, out string
+		intervals int
 	)
 	f.register(fs, "characterize")
 	fs.StringVar(&dist, "distribution", "", "workgroup distribution: "+strings.Join(benchmarks.Schemes(), " | ")+" (default: the config's, greedy)")
-	fs.IntVar(&chunk, "greedy-chunk", 0, "under greedy, workgroups a GPU takes in turn after its first fill (0 = its workgroup slots)")
 	fs.IntVar(&intervals, "intervals", characterize.DefaultIntervals, "equal slices of the access order for the page classes over time (Fig. 4/7)")
 	fs.StringVar(&out, "out", "", "output directory (default results/characterize/<workload>-<gpus>gpu)")
 	if err := fs.Parse(args); err != nil {
@@ -32,8 +31,7 @@ func cmdCharacterize(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return badInput("unexpected argument %q", fs.Arg(0))
 	}
-	w, err := benchmarks.New(f.workload)
-	if err != nil {
+	if _, err := benchmarks.New(f.workload); err != nil {
 		return inputError{err}
 	}
 	cfg, err := f.baseConfig(fs)
@@ -56,10 +54,9 @@ func cmdCharacterize(args []string, stdout, stderr io.Writer) error {
 	if intervals < 1 { // Options would take 0 as the default
 		return badInput("--intervals %d: must be between 1 and 65536", intervals)
 	}
-	opts := characterize.Options{GPUs: gpus, Distribution: cfg.Distribution, CUs: cfg.GPU.CUs,
-		WavefrontsPerCU: cfg.GPU.WavefrontsPerCU, Intervals: intervals, GreedyChunk: chunk}
+	opts := characterize.Options{Config: cfg, Intervals: intervals}
 	params := benchmarks.Params{GPUs: gpus, Scale: f.scale, Size: f.size, Iterations: f.iterations, Seed: f.seed}
-	res, err := characterize.Run(w, params, opts)
+	res, err := characterize.Run(f.workload, params, opts)
 	if err != nil {
 		return inputError{err}
 	}
