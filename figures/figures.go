@@ -213,7 +213,62 @@ func All() []Figure {
 			Series: speedups(ot4, sel("grit", 4, "policy.grit_threshold", "2"), sel("grit", 4, "policy.grit_threshold", "4"),
 				sel("grit", 4, "policy.grit_threshold", "8"), sel("grit", 4, "policy.grit_threshold", "16"))},
 	}
-	return figs
+	return append(figs, fidelityAblation())
+}
+
+// AblationSteps are the cost-model levers of the fidelity work (issue 13),
+// added one at a time to the model mgpu had before it: each step's keys
+// are the ones it changes from the previous step. The last step is the
+// current default.
+var AblationSteps = []struct {
+	Label string
+	Sets  []string // key, value, key, value...
+}{
+	{"0 before", []string{"uvm.host_threads", "0", "uvm.fault_service_ns", "45000", "uvm.per_fault_ns", "400",
+		"distribution", "greedy", "policy.dup_write_first", "migrate", "policy.ac_migrate", "group", "gpu.remote_l1v", "false"}},
+	{"1 host threads", []string{"uvm.host_threads", "16", "uvm.fault_service_ns", "0", "uvm.per_fault_ns", "1000"}},
+	{"2 mgpusim dispatch", []string{"distribution", "mgpusim"}},
+	{"3 dup read-only first", []string{"policy.dup_write_first", "read-only-copy"}},
+	{"4 AC per page", []string{"policy.ac_migrate", "page"}},
+	{"5 remote in L1V", []string{"gpu.remote_l1v", "true"}},
+}
+
+// fidelityAblation is fig15 under each ablation step: the speedup of the
+// uniform policies, OASIS and Ideal over on-touch at that step.
+func fidelityAblation() Figure {
+	policies := []string{"on-touch", "access-counter", "duplication", "oasis", "ideal"}
+	var steps [][]string
+	cur := map[string]string{}
+	for _, st := range AblationSteps {
+		for i := 0; i+1 < len(st.Sets); i += 2 {
+			cur[st.Sets[i]] = st.Sets[i+1]
+		}
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(cur)) {
+			kv = append(kv, k, cur[k])
+		}
+		steps = append(steps, kv)
+	}
+	var series []Series
+	for i, kv := range steps {
+		base := sel("on-touch", 4, kv...)
+		for _, p := range policies[1:] {
+			series = append(series, Series{Label: AblationSteps[i].Label + ": " + p, Run: sel(p, 4, kv...), Base: base, Metric: Speedup})
+		}
+	}
+	return Figure{Name: "fidelity-ablation", Title: "fig15 under each cost-model step (issue 13)", YLabel: "speedup over on-touch",
+		Specs: func(w []string) []sweep.Spec {
+			var out []sweep.Spec
+			for _, kv := range steps {
+				sets := map[string][]string{}
+				for i := 0; i+1 < len(kv); i += 2 {
+					sets[kv[i]] = []string{kv[i+1]}
+				}
+				out = append(out, spec(w, policies, []int{4}, "", sets))
+			}
+			return out
+		},
+		Series: series}
 }
 
 // Names lists the figure names.

@@ -69,6 +69,6 @@ func DefaultConfig() Config {
 		L1VSize:  16 * units.KB, L1VWays: 4, L1VCycles: 20,
 		L2Size: 256 * units.KB, L2Ways: 16, L2Cycles: 100,
 		Memory: 4 * units.GB, DRAMLatencyNs: 100, DRAMGBps: 512,
-		DrainCycles: 1000,
+		DrainCycles: 1000, RemoteL1V: true,
 	}
 }

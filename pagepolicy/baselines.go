@@ -58,7 +58,9 @@ func (d duplication) Decide(f Fault, p Page) Decision {
 	switch {
 	case !f.Write:
 		return Decision{Action: Duplicate, Bits: Duplication}
-	case f.Protection || bits.OnesCount64(p.Copies) > 1:
+	case f.Protection || bits.OnesCount64(p.Copies) > 1 || p.Copies&(1<<uint(f.GPU)) != 0:
+		// A write by a GPU that already holds the read-only copy is a
+		// protection fault that raced with the copy's install.
 		return Decision{Action: Collapse, Bits: Duplication}
 	case d.readOnlyFirst:
 		return Decision{Action: Duplicate, Bits: Duplication, ReadOnlyFirst: true}

@@ -20,7 +20,7 @@ func TestBaselineDecisions(t *testing.T) {
 		{"duplication", Fault{GPU: 1}, host, Duplicate, Duplication},
 		{"duplication", Fault{GPU: 1, Write: true, Protection: true}, replicated, Collapse, Duplication},
 		{"duplication", Fault{GPU: 2, Write: true}, replicated, Collapse, Duplication},
-		{"duplication", Fault{GPU: 1, Write: true}, single, Migrate, Duplication},
+		{"duplication", Fault{GPU: 1, Write: true}, single, Duplicate, Duplication}, // read-only first copy (OASIS §IV-B)
 		{"ideal", Fault{GPU: 1, Write: true}, replicated, LocalCopy, Duplication},
 		{"ideal", Fault{GPU: 1}, host, LocalCopy, Duplication},
 	}

@@ -71,10 +71,10 @@ const (
 // DefaultConfig returns the defaults above.
 func DefaultConfig() Config {
 	return Config{
-		ACThreshold: 256, ACGroup: 64 * units.KB, ACMigrate: ACMigrateGroup,
+		ACThreshold: 256, ACGroup: 64 * units.KB, ACMigrate: ACMigratePage,
 		OTableEntries: 16, OTableNs: 1, ResetThreshold: 8, IDBits: 4,
 		ShadowIDBits: 16, HostLLCSize: units.MB, HostLLCWays: 16, HostLLCHitNs: 20, HostMemNs: 100,
-		DupWriteFirst: DupMigrate,
+		DupWriteFirst: DupReadOnlyCopy,
 		GRITThreshold: 4, PACacheEntries: 64, PACacheWays: 4, PACacheNs: 1, GRITNeighbors: true,
 	}
 }

@@ -84,7 +84,7 @@ func TestOASISOPController(t *testing.T) {
 			}},
 			{"a kernel launch relearns (explicit phase)", []step{
 				{obj: 0, gpu: 1, page: onGPU0, action: Duplicate, bits: Duplication},
-				{launch: []int{1}, obj: 0, gpu: 2, write: true, page: onGPU0, action: Migrate, bits: Duplication},
+				{launch: []int{1}, obj: 0, gpu: 2, write: true, page: onGPU0, action: Duplicate, bits: Duplication}, // a read-only first copy (§IV-B),
 				{launch: []int{0}, obj: 0, gpu: 1, write: true, page: onGPU0, action: MapRemote, bits: AccessCounter},
 			}},
 			{"an evicted page with policy bits is shared (§VI-D)", []step{

@@ -45,7 +45,7 @@ type Config struct {
 // DefaultConfig returns the OASIS baseline (Table I) on 4 GPUs.
 func DefaultConfig() Config {
 	return Config{
-		GPUs: 4, PageSize: 4 * units.KB, Placement: "host", Distribution: "greedy",
+		GPUs: 4, PageSize: 4 * units.KB, Placement: "host", Distribution: "mgpusim",
 		Topology: "full", KernelLaunchNs: 5000,
 		GPU: gpu.DefaultConfig(), GMMU: gmmu.DefaultConfig(), UVM: uvm.DefaultConfig(),
 		Link: interconnect.DefaultConfig(), Policy: pagepolicy.DefaultConfig(),

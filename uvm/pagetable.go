@@ -173,9 +173,13 @@ func (t *PageTable) Resolve(g int, p uint64, write bool, d pagepolicy.Decision, 
 	}
 }
 
-// others lists the GPUs other than g that hold or map p, to be shot down.
+// dropOthers plans the shootdowns that must precede moving p to g: every
+// other GPU that holds or maps p, and g's own remote mapping. A GPU whose
+// remote mapping survived the move (an access-counter migration to the
+// GPU that maps the page remotely, which keeps running) would go on
+// writing the old copy after it was sent.
 func (t *PageTable) dropOthers(g int, p uint64, plan *Plan) {
-	m := (t.copies[p] | t.remote[p]) &^ (1 << uint(g))
+	m := (t.copies[p] | t.remote[p]) &^ (t.copies[p] & (1 << uint(g)))
 	for m != 0 {
 		h := bits.TrailingZeros64(m)
 		m &^= 1 << uint(h)
@@ -211,8 +215,9 @@ func (t *PageTable) duplicate(g int, p uint64, plan *Plan) {
 		plan.Map = append(plan.Map, Mapping{GPU: g, Page: p, Kind: LocalRO, Owner: g, Bits: t.bits[p]})
 		return
 	}
-	// Remote mappings may write; they cannot coexist with replicas.
-	for m := t.remote[p] &^ (1 << uint(g)); m != 0; {
+	// Remote mappings may write; they cannot coexist with replicas (g's
+	// own included: it would write the owner's copy after it was sent).
+	for m := t.remote[p]; m != 0; {
 		h := bits.TrailingZeros64(m)
 		m &^= 1 << uint(h)
 		plan.Inval = append(plan.Inval, Inval{GPU: h, Page: p})
@@ -220,7 +225,9 @@ func (t *PageTable) duplicate(g int, p uint64, plan *Plan) {
 	if t.writable[p] {
 		plan.Inval = append(plan.Inval, Inval{GPU: owner, Page: p, Downgrade: true})
 	}
-	plan.Copy = append(plan.Copy, Transfer{From: owner, To: g, Page: p, Replica: true})
+	if t.copies[p]&(1<<uint(g)) == 0 {
+		plan.Copy = append(plan.Copy, Transfer{From: owner, To: g, Page: p, Replica: true})
+	}
 	t.setCopies(p, t.copies[p]|1<<uint(g))
 	t.remote[p] = 0
 	t.writable[p] = false

@@ -162,3 +162,26 @@ func TestCheckerCatchesStaleReadAndTwoWriters(t *testing.T) {
 		t.Fatalf("a write while another GPU holds a writable copy: got %v", c.Err())
 	}
 }
+
+// A GPU that maps a page remotely keeps running while the page moves to
+// it (an access-counter migration) or is replicated to it, so its remote
+// mapping must be shot down with the others: otherwise it writes the old
+// copy after it was sent (issue 14's stale writes under access-counter).
+func TestMoveRevokesTheRequestersRemoteMapping(t *testing.T) {
+	for _, act := range []pagepolicy.Action{pagepolicy.Migrate, pagepolicy.Duplicate} {
+		pt := NewPageTable(1)
+		resolve(pt, 0, 0, true, pagepolicy.Migrate)   // GPU 0 owns the page
+		resolve(pt, 1, 0, true, pagepolicy.MapRemote) // GPU 1 maps it remotely
+		var plan Plan
+		pt.Resolve(1, 0, act == pagepolicy.Migrate, pagepolicy.Decision{Action: act}, &plan)
+		revoked := false
+		for _, iv := range plan.Inval {
+			if iv.GPU == 1 && !iv.Downgrade {
+				revoked = true
+			}
+		}
+		if !revoked {
+			t.Errorf("%v to GPU 1: its remote mapping was not shot down: %+v", act, plan.Inval)
+		}
+	}
+}

@@ -11,7 +11,7 @@ import (
 func newService(t *testing.T, policy string, gpus int, pages uint64) *Service {
 	t.Helper()
 	c := DefaultConfig()
-	c.FaultServiceNs, c.PerFaultNs = 1000, 100
+	c.FaultServiceNs, c.PerFaultNs, c.HostThreads = 1000, 100, 0
 	s, err := MakeBuilder().WithConfig(c).WithPolicy(policy, pagepolicy.DefaultConfig()).
 		WithGPUs(gpus).WithPages(4096, pages).BuildService()
 	if err != nil {
