@@ -1,0 +1,52 @@
+package platform
+
+import (
+	"testing"
+
+	"github.com/mgpu-sim/mgpu/units"
+)
+
+// oldModel is the cost model before the fidelity defaults, under which
+// issue 14's three violations reproduced deterministically.
+func oldModel(c *Config) {
+	c.UVM.HostThreads, c.UVM.FaultServiceNs, c.UVM.PerFaultNs = 0, 45000, 400
+	c.Distribution = "greedy"
+	c.Policy.DupWriteFirst, c.Policy.ACMigrate = "migrate", "group"
+	c.GPU.RemoteL1V = false
+}
+
+// TestIssue14Violations replays the three reported coherence violations.
+// Their cause was one: moving a page to a GPU (an access-counter migration)
+// or replicating it there left that GPU's own remote mapping valid, so it
+// went on writing the old copy after the copy had been sent.
+func TestIssue14Violations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scale-0.2 runs: skipped in -short")
+	}
+	cases := []struct {
+		name, workload, policy string
+		set                    func(*Config)
+	}{
+		{"2 MB pages under access counters", "pingpong", "access-counter", func(c *Config) { c.PageSize = 2 * units.MB }},
+		{"oasis-inmem at 3x oversubscription with lru-4kb", "mt", "oasis-inmem", func(c *Config) {
+			c.Oversubscribe, c.UVM.Eviction = 3, "lru-4kb"
+		}},
+		{"access counters on 16 GPUs", "pr", "access-counter", func(c *Config) { c.GPUs = 16 }},
+	}
+	for _, tc := range cases {
+		for _, model := range []string{"old", "new"} {
+			t.Run(tc.name+"/"+model, func(t *testing.T) {
+				t.Parallel()
+				c := DefaultConfig()
+				c.Check = true
+				if model == "old" {
+					oldModel(&c)
+				}
+				tc.set(&c)
+				if _, err := Run(Options{Workload: tc.workload, Policy: tc.policy, Scale: 0.2, Seed: 1, Config: c}); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
