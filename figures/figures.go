@@ -218,8 +218,8 @@ func All() []Figure {
 
 // AblationSteps are the cost-model levers of the fidelity work (issue 13),
 // added one at a time to the model mgpu had before it: each step's keys
-// are the ones it changes from the previous step. The last step is the
-// current default.
+// are the ones it changes from the previous step. Step 5 is the current
+// default; step 6 shows the driver's access-counter reading beside it.
 var AblationSteps = []struct {
 	Label string
 	Sets  []string // key, value, key, value...
@@ -231,6 +231,9 @@ var AblationSteps = []struct {
 	{"3 dup read-only first", []string{"policy.dup_write_first", "read-only-copy"}},
 	{"4 AC per page", []string{"policy.ac_migrate", "page"}},
 	{"5 remote in L1V", []string{"gpu.remote_l1v", "true"}},
+	// Not a lever but the other reading of item 4: access counters as the
+	// NVIDIA driver runs them (group migration with thrashing control).
+	{"6 AC as the driver", []string{"policy.ac_migrate", "group", "uvm.thrashing", "true"}},
 }
 
 // fidelityAblation is fig15 under each ablation step: the speedup of the

@@ -132,3 +132,22 @@ func TestAccessCounterMigrationUnit(t *testing.T) {
 		t.Fatalf("GPU-to-GPU migrations per notification: page %.2f, group %.2f", perNote[pagepolicy.ACMigratePage], perNote[pagepolicy.ACMigrateGroup])
 	}
 }
+
+// The driver's thrashing control ignores access-counter notifications for
+// pages that keep moving: with it on, pingpong's pages migrate less and
+// notifications are throttled; the run stays coherent.
+func TestAccessCounterThrashingControl(t *testing.T) {
+	run := func(on bool) *Result {
+		c := small(4)
+		c.UVM.Thrashing = on
+		c.UVM.ThrashingLapseNs = 1e9 // every repeat move counts: the synthetic run is short
+		return mustRun(t, Options{Workload: "pingpong", Policy: "access-counter", Iterations: 8, Config: c})
+	}
+	off, on := run(false), run(true)
+	if off.Totals.ACThrottled != 0 || on.Totals.ACThrottled == 0 {
+		t.Fatalf("throttled notifications: off %d, on %d", off.Totals.ACThrottled, on.Totals.ACThrottled)
+	}
+	if on.Totals.MigrationsD2D >= off.Totals.MigrationsD2D {
+		t.Fatalf("GPU-to-GPU migrations: off %d, on %d", off.Totals.MigrationsD2D, on.Totals.MigrationsD2D)
+	}
+}

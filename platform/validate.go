@@ -117,6 +117,12 @@ func (c Config) Validate() error {
 		bad("oversubscribe", o, "must be 0 (off) or a factor >= 1 (e.g. 1.5 for 150%%)")
 	}
 	oneOf(&errs, "uvm.eviction", c.UVM.Eviction, eviction.Names()...)
+	if t := c.UVM.ThrashingThreshold; t < 1 || t > 7 {
+		bad("uvm.thrashing_threshold", t, "must be 1..7 (the driver's 3-bit counter)")
+	}
+	if t := c.UVM.ThrashingPinThreshold; t < 1 || t > 255 {
+		bad("uvm.thrashing_pin_threshold", t, "must be 1..255")
+	}
 	if c.UVM.HostThreads < 0 || c.UVM.HostThreads > 4096 {
 		bad("uvm.host_threads", c.UVM.HostThreads, "must be 0 (one batch at a time) or 1..4096 threads")
 	}

@@ -15,19 +15,21 @@ type Counters struct {
 	Collapses        uint64 `json:"collapses"`
 	RemoteLines      uint64 `json:"remote_lines"`
 	ACNotifications  uint64 `json:"ac_notifications"`
-	Evictions        uint64 `json:"evictions"`
-	Invalidations    uint64 `json:"invalidations"`
-	BytesNVLink      uint64 `json:"bytes_nvlink"`
-	BytesPCIe        uint64 `json:"bytes_pcie"`
-	TLBL1Hits        uint64 `json:"tlb_l1_hits"`
-	TLBL1Misses      uint64 `json:"tlb_l1_misses"`
-	TLBL2Hits        uint64 `json:"tlb_l2_hits"`
-	TLBL2Misses      uint64 `json:"tlb_l2_misses"`
-	PageWalks        uint64 `json:"page_walks"`
-	L1VHits          uint64 `json:"l1v_hits"`
-	L2Hits           uint64 `json:"l2_hits"`
-	DRAMLines        uint64 `json:"dram_lines"`
-	FaultBatches     uint64 `json:"fault_batches"`
+	// ACThrottled counts notified pages not migrated because they thrash.
+	ACThrottled   uint64 `json:"ac_throttled"`
+	Evictions     uint64 `json:"evictions"`
+	Invalidations uint64 `json:"invalidations"`
+	BytesNVLink   uint64 `json:"bytes_nvlink"`
+	BytesPCIe     uint64 `json:"bytes_pcie"`
+	TLBL1Hits     uint64 `json:"tlb_l1_hits"`
+	TLBL1Misses   uint64 `json:"tlb_l1_misses"`
+	TLBL2Hits     uint64 `json:"tlb_l2_hits"`
+	TLBL2Misses   uint64 `json:"tlb_l2_misses"`
+	PageWalks     uint64 `json:"page_walks"`
+	L1VHits       uint64 `json:"l1v_hits"`
+	L2Hits        uint64 `json:"l2_hits"`
+	DRAMLines     uint64 `json:"dram_lines"`
+	FaultBatches  uint64 `json:"fault_batches"`
 	// L2 TLB misses by the PTE policy bits of the missing page (OASIS
 	// Fig. 23): 00 on-touch, 01 access-counter, 11 duplication.
 	L2MissOnTouch       uint64 `json:"l2tlb_miss_on_touch"`
@@ -47,6 +49,7 @@ func (c *Counters) Add(o *Counters) {
 	c.Collapses += o.Collapses
 	c.RemoteLines += o.RemoteLines
 	c.ACNotifications += o.ACNotifications
+	c.ACThrottled += o.ACThrottled
 	c.Evictions += o.Evictions
 	c.Invalidations += o.Invalidations
 	c.BytesNVLink += o.BytesNVLink

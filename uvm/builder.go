@@ -111,6 +111,9 @@ func (b Builder) BuildService() (*Service, error) {
 		return nil, fmt.Errorf("uvm.Builder: %d host threads: must be >= 0", b.cfg.HostThreads)
 	}
 	s.threads = make([]sim.VTimeInSec, b.cfg.HostThreads)
+	if b.cfg.Thrashing {
+		s.thrash = newThrashing(b.cfg, b.pages)
+	}
 	if b.capacity > 0 && uint64(b.capacity) < b.pages {
 		per := uint64(b.cfg.EvictionChunk) / b.pageSize
 		ev, err := eviction.New(b.cfg.Eviction, gpus, b.pages, per)

@@ -33,6 +33,14 @@ type Config struct {
 	// (1 GHz: 1 us) per fault; it is public but unpublished, so a
 	// hint-grade source.
 	HostThreads int `yaml:"host_threads" doc:"host threads servicing faults of any batch; 0 = one batch at a time (GRIT prototype: 16)"`
+	// The driver's thrashing control over access-counter migrations
+	// (uvm_perf_thrashing.c defaults; notes §3.5). Off by default: the
+	// papers' simulators have none, so the GRIT/OASIS access-counter
+	// baseline migrates every notified page.
+	Thrashing             bool    `yaml:"thrashing" doc:"ignore access-counter notifications for thrashing pages, then pin them (NVIDIA driver; papers' simulators: off)"`
+	ThrashingLapseNs      float64 `yaml:"thrashing_lapse_ns" doc:"two migrations of a page within this gap are a thrashing event (uvm_perf_thrashing_lapse_usec: 500us)"`
+	ThrashingThreshold    int     `yaml:"thrashing_threshold" doc:"consecutive thrashing events that mark a page thrashing (uvm_perf_thrashing_threshold: 3, max 7)"`
+	ThrashingPinThreshold int     `yaml:"thrashing_pin_threshold" doc:"ignored notifications before the page is pinned for 300 lapses (uvm_perf_thrashing_pin_threshold: 10)"`
 	// Which pages leave a full GPU: the NVIDIA driver's 2 MB root chunks,
 	// least recently migrated in (uvm_pmm_gpu.c; notes §3.6), or a true
 	// per-page LRU oracle.
@@ -43,5 +51,6 @@ type Config struct {
 
 // DefaultConfig returns the driver defaults above.
 func DefaultConfig() Config {
-	return Config{FaultBatch: 256, FaultServiceNs: 0, PerFaultNs: 1000, HostThreads: 16, Eviction: "lrm-2mb", EvictionChunk: 2 * units.MB}
+	return Config{FaultBatch: 256, FaultServiceNs: 0, PerFaultNs: 1000, HostThreads: 16,
+		ThrashingLapseNs: 500000, ThrashingThreshold: 3, ThrashingPinThreshold: 10, Eviction: "lrm-2mb", EvictionChunk: 2 * units.MB}
 }

@@ -44,6 +44,8 @@ type Service struct {
 	// so a batch never evicts a page it is placing.
 	// threads holds when each host thread is free (HostThreads > 0).
 	threads []sim.VTimeInSec
+	// thrash, when set, ignores notifications for thrashing pages.
+	thrash *thrashing
 
 	capacity int
 	evictor  eviction.Policy
@@ -251,6 +253,10 @@ func (s *Service) service(now sim.VTimeInSec) {
 	if b.counter {
 		s.counters[g].ACNotifications += uint64(b.notifications)
 		for _, p := range b.pages {
+			if s.thrash != nil && s.thrash.skip(p, now) {
+				s.counters[g].ACThrottled++
+				continue
+			}
 			s.migrateGroupPage(g, p, invals)
 		}
 	}
@@ -416,6 +422,9 @@ func (s *Service) startTransfers(now sim.VTimeInSec) {
 			s.check.Copied(t.From, t.To, t.Page)
 		}
 		s.countTransfer(t)
+		if s.thrash != nil && !t.Replica {
+			s.thrash.moved(t.Page, now)
+		}
 	}
 	for _, k := range order {
 		pages := groups[k]
