@@ -111,7 +111,7 @@ func (g *Comp) remoteHitsL1V(cu *computeUnit, wf *wavefront, line uint64, write 
 	if !g.cfg.RemoteL1V || write {
 		return false
 	}
-	gen := g.lineGen[line>>g.linesPerPage]
+	gen := g.lineGen[line>>g.linesPerPage] + g.flushes
 	if cu.l1v.Lookup(line, gen) {
 		g.counters.L1VHits++
 		wf.m.localDone = max(wf.m.localDone, t+g.l1vLat)
@@ -140,7 +140,7 @@ func (g *Comp) sendRemote(wf *wavefront) {
 // write-through without write-allocate (GCN); L2 is write-back, allocate.
 func (g *Comp) localLine(cu *computeUnit, line uint64, write bool, t sim.VTimeInSec) sim.VTimeInSec {
 	tl := t + g.l1vLat
-	gen := g.lineGen[line>>g.linesPerPage]
+	gen := g.lineGen[line>>g.linesPerPage] + g.flushes
 	if !write && cu.l1v.Lookup(line, gen) {
 		g.counters.L1VHits++
 		return tl
@@ -156,7 +156,7 @@ func (g *Comp) localLine(cu *computeUnit, line uint64, write bool, t sim.VTimeIn
 // remote (RDMA) requests.
 func (g *Comp) memLine(line uint64, t sim.VTimeInSec) sim.VTimeInSec {
 	t += g.l2Lat
-	gen := g.lineGen[line>>g.linesPerPage]
+	gen := g.lineGen[line>>g.linesPerPage] + g.flushes
 	if g.l2.Lookup(line, gen) {
 		g.counters.L2Hits++
 		return t

@@ -57,6 +57,11 @@ type Config struct {
 	// (GRIT §II-B: in-flight instructions are drained). Not given in the
 	// papers; 1000 cycles is a pipeline drain plus cache flush walk.
 	DrainCycles int `yaml:"drain_cycles" doc:"pipeline drain and flush cost of a shootdown (not in papers; 1000)"`
+	// What a shootdown invalidates in the caches. MGPUSim's command
+	// processor (amd/timing/cp, processShootdownCommand) flushes the CU
+	// pipelines and invalidates every line of every L1 and the L2, not only
+	// the page's lines (TLBs only for the shot-down pages).
+	ShootdownFlushAll bool `yaml:"shootdown_flush_all" doc:"a shootdown invalidates all L1V and L2 lines, not just the page's (MGPUSim command processor: true)"`
 }
 
 // DefaultConfig returns OASIS Table I.
@@ -69,6 +74,6 @@ func DefaultConfig() Config {
 		L1VSize:  16 * units.KB, L1VWays: 4, L1VCycles: 20,
 		L2Size: 256 * units.KB, L2Ways: 16, L2Cycles: 100,
 		Memory: 4 * units.GB, DRAMLatencyNs: 100, DRAMGBps: 512,
-		DrainCycles: 1000, RemoteL1V: true,
+		DrainCycles: 1000, RemoteL1V: true, ShootdownFlushAll: true,
 	}
 }

@@ -114,6 +114,9 @@ type Comp struct {
 	// Per-page generations: bumping one invalidates the page's TLB entries
 	// or cached lines everywhere in this GPU (see package cache).
 	tlbGen, lineGen []uint32
+	// flushes counts whole-cache flushes; it is added to every line's
+	// generation, so bumping it invalidates every cached line at once.
+	flushes uint32
 
 	ac accessCounters
 	// remoteLines gathers, per owner, the lines an RDMA request names.

@@ -62,14 +62,20 @@ func (g *Comp) SendPages(now sim.VTimeInSec, to int, pages []uint64, batch uint6
 	g.out.Send(g.build.PageData(g.id, to, pages, batch), g.peers[to], now)
 }
 
-// Shootdown drops or downgrades pages: every TLB entry, and for a drop every
-// cached line, after draining the pipelines. It returns when the drain ends.
+// Shootdown drops or downgrades pages: every TLB entry, and for a drop the
+// page's cached lines (or, as MGPUSim's command processor does, every line
+// of every L1V and the L2), after draining the pipelines. It returns when
+// the drain ends.
 func (g *Comp) Shootdown(now sim.VTimeInSec, entries []uvmproto.Inval) sim.VTimeInSec {
 	for _, e := range entries {
 		g.DropTranslation(e.Page)
 		if !e.Downgrade {
 			g.lineGen[e.Page]++
 		}
+	}
+	if g.cfg.ShootdownFlushAll {
+		// A new cache epoch: every line cached before it misses.
+		g.flushes++
 	}
 	g.pausedUntil = max(g.pausedUntil, now+g.drain)
 	return g.pausedUntil

@@ -12,7 +12,7 @@ func oldModel(c *Config) {
 	c.UVM.HostThreads, c.UVM.FaultServiceNs, c.UVM.PerFaultNs = 0, 45000, 400
 	c.Distribution = "greedy"
 	c.Policy.DupWriteFirst, c.Policy.ACMigrate = "migrate", "group"
-	c.GPU.RemoteL1V = false
+	c.GPU.RemoteL1V, c.GPU.ShootdownFlushAll = false, false
 }
 
 // TestIssue14Violations replays the three reported coherence violations.

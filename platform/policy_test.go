@@ -151,3 +151,18 @@ func TestAccessCounterThrashingControl(t *testing.T) {
 		t.Fatalf("GPU-to-GPU migrations: off %d, on %d", off.Totals.MigrationsD2D, on.Totals.MigrationsD2D)
 	}
 }
+
+// MGPUSim's command processor invalidates whole caches on a shootdown: with
+// it, a workload whose pages move between GPUs hits less in L2.
+func TestShootdownFlushesCaches(t *testing.T) {
+	run := func(all bool) *Result {
+		c := small(4)
+		c.GPU.ShootdownFlushAll = all
+		return mustRun(t, Options{Workload: "pingpong", Policy: "on-touch", Config: c})
+	}
+	page, all := run(false), run(true)
+	if all.Totals.Invalidations == 0 || all.Totals.L2Hits >= page.Totals.L2Hits {
+		t.Fatalf("L2 hits with page-only invalidation %d, with whole-cache flushes %d (%d shootdowns)",
+			page.Totals.L2Hits, all.Totals.L2Hits, all.Totals.Invalidations)
+	}
+}
