@@ -109,6 +109,9 @@ type Figure struct {
 	// Specs are the sweeps the figure needs (their union).
 	Specs  func(workloads []string) []sweep.Spec
 	Series []Series
+	// Summary, if set, replaces the per-application table (the ablation
+	// shows one row per step of averages).
+	Summary func(plots.Table) plots.Table
 }
 
 var ot4 = Selector{Policy: "on-touch", GPUs: 4}
@@ -260,7 +263,8 @@ func fidelityAblation() Figure {
 			series = append(series, Series{Label: AblationSteps[i].Label + ": " + p, Run: sel(p, 4, kv...), Base: base, Metric: Speedup})
 		}
 	}
-	return Figure{Name: "fidelity-ablation", Title: "fig15 under each cost-model step (issue 13)", YLabel: "speedup over on-touch",
+	return Figure{Name: "fidelity-ablation", Title: "fig15 averages under each cost-model step", YLabel: "mean speedup over on-touch",
+		Summary: stepAverages,
 		Specs: func(w []string) []sweep.Spec {
 			var out []sweep.Spec
 			for _, kv := range steps {
@@ -365,7 +369,37 @@ func (f Figure) Reduce(results []*platform.Result) plots.Table {
 	}
 	t.Apps = append(t.Apps, "average")
 	t.Values = append(t.Values, avg)
+	if f.Summary != nil {
+		return f.Summary(t)
+	}
 	return t
+}
+
+// stepAverages turns a table whose series are labelled "step: policy" into
+// one row per step and one column per policy, each the average over the
+// applications: the ablation's summary.
+func stepAverages(t plots.Table) plots.Table {
+	avg := t.Values[len(t.Values)-1]
+	out := plots.Table{}
+	col, row := map[string]int{}, map[string]int{}
+	for i, label := range t.Series {
+		step, policy, _ := strings.Cut(label, ": ")
+		if _, ok := col[policy]; !ok {
+			col[policy] = len(out.Series)
+			out.Series = append(out.Series, policy)
+		}
+		if _, ok := row[step]; !ok {
+			row[step] = len(out.Apps)
+			out.Apps = append(out.Apps, step)
+			out.Values = append(out.Values, nil)
+		}
+		r := row[step]
+		for len(out.Values[r]) <= col[policy] {
+			out.Values[r] = append(out.Values[r], nan)
+		}
+		out.Values[r][col[policy]] = avg[i]
+	}
+	return out
 }
 
 var nan = func() float64 { var z float64; return z / z }()
