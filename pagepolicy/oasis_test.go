@@ -20,15 +20,7 @@ func oasisAllocFixture(t *testing.T, name string, c Config) (Policy, *objtable.A
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := TraitsOf(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tag := objtable.Tagging{IDBits: 4, ConfigBit: 1}
-	if tr.Untagged {
-		tag.ConfigBit = 0
-	}
-	a, _ := objtable.NewAllocator(tag, 2<<20)
+	_, tag, a := allocatorFor(t, name, 2<<20)
 	a.MustMalloc(2<<20, "A")
 	a.MustMalloc(2<<20, "B")
 	for _, o := range a.Objects() {
@@ -37,6 +29,25 @@ func oasisAllocFixture(t *testing.T, name string, c Config) (Policy, *objtable.A
 		}
 	}
 	return p, a, a.Objects()
+}
+
+// allocatorFor makes an allocator tagged as the platform would for the
+// named policy: the configuration bit clear if it wants untagged pointers.
+func allocatorFor(t *testing.T, name string, align uint64) (Traits, objtable.Tagging, *objtable.Allocator) {
+	t.Helper()
+	tr, err := TraitsOf(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := objtable.Tagging{IDBits: 4, ConfigBit: 1}
+	if tr.Untagged {
+		tag.ConfigBit = 0
+	}
+	a, err := objtable.NewAllocator(tag, align)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, tag, a
 }
 
 func TestOASISOPController(t *testing.T) {

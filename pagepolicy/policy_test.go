@@ -12,18 +12,7 @@ import (
 func TestEveryPolicyHonoursTheContract(t *testing.T) {
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
-			tr, err := TraitsOf(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tag := objtable.Tagging{IDBits: 4, ConfigBit: 1}
-			if tr.Untagged {
-				tag.ConfigBit = 0
-			}
-			a, err := objtable.NewAllocator(tag, 4096)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tr, tag, a := allocatorFor(t, name, 4096)
 			ptr := a.MustMalloc(4*4096, "A")
 			o := a.Objects()[0]
 			tab := hostTable(int(a.End() / 4096))
