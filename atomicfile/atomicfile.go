@@ -1,15 +1,20 @@
 // Package atomicfile writes result files so that a reader, or a sweep that
 // resumes after an interruption, never sees half a file: the data goes to a
-// temporary file in the same directory, which is renamed into place only
-// when everything was written.
+// temporary file in the same directory, which is synced to disk and renamed
+// into place only when everything was written, and the directory is synced
+// after the rename, so that a crash or power loss leaves the old file or the
+// new one, never an empty one.
 package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Write creates path's directory if needed and streams write's output to
@@ -28,6 +33,20 @@ func WriteBytes(path string, data []byte) error {
 		return err
 	})
 }
+
+// syncFile and syncDir are the fsyncs, replaceable by tests to observe
+// their order against the rename.
+var (
+	syncFile = func(f *os.File) error { return f.Sync() }
+	syncDir  = func(dir string) error {
+		d, err := os.Open(dir)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		return d.Sync()
+	}
+)
 
 func writeTemp(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
@@ -48,11 +67,76 @@ func writeTemp(path string, write func(io.Writer) error) error {
 		// CreateTemp makes 0600; results are shared, e.g. on a cluster.
 		err = tmp.Chmod(0o644)
 	}
+	if err == nil {
+		// Without this the rename may reach the disk before the data,
+		// and a crash leaves an empty file under the final name.
+		err = syncFile(tmp)
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	// The rename is durable only once the directory entry is.
+	return syncDir(dir)
+}
+
+// CheckFile reports, before any work is done, whether Write(path) can
+// succeed: path must not be a directory, no ancestor may be a file, and
+// its directory must be writable. The directory is created, as Write
+// would create it, to prove that.
+func CheckFile(path string) error {
+	if path == "" {
+		return errors.New("empty path: give a file name")
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a directory: give a file name inside it or elsewhere", path)
+	}
+	return checkDir(filepath.Dir(path), path)
+}
+
+// CheckDir reports whether files can be written into dir, creating it if
+// needed: it must not be, or lie under, a regular file, and must be
+// writable.
+func CheckDir(dir string) error { return checkDir(dir, dir) }
+
+// checkDir is CheckDir for a target in dir, named in the messages.
+func checkDir(dir, target string) error {
+	if dir == "" {
+		dir = "."
+	}
+	for d := dir; ; {
+		st, err := os.Stat(d)
+		if err == nil {
+			if !st.IsDir() {
+				if d == target {
+					return fmt.Errorf("%s is a file, not a directory", d)
+				}
+				return fmt.Errorf("%s: %s is a file, not a directory", target, d)
+			}
+			break
+		}
+		// ENOTDIR (a component is a file) and ENOENT: look further up.
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return fmt.Errorf("%s: %w", target, err)
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			break
+		}
+		d = up
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create directory %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".mgpu-probe-*")
+	if err != nil {
+		return fmt.Errorf("directory %s is not writable: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

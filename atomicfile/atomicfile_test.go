@@ -49,3 +49,92 @@ func TestWriteFailureKeepsOldFile(t *testing.T) {
 		t.Fatalf("%d entries in dir, want only r.csv", len(entries))
 	}
 }
+
+// The temporary file is synced before the rename makes it visible, and the
+// directory after, so that a crash cannot leave an empty result.
+func TestWriteSyncsFileBeforeRenameAndDirAfter(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	var events []string
+	oldFile, oldDir := syncFile, syncDir
+	defer func() { syncFile, syncDir = oldFile, oldDir }()
+	syncFile = func(f *os.File) error {
+		data, _ := os.ReadFile(f.Name())
+		_, err := os.Stat(path)
+		events = append(events, "file:"+string(data)+":visible="+boolStr(err == nil))
+		return f.Sync()
+	}
+	syncDir = func(d string) error {
+		data, _ := os.ReadFile(path)
+		events = append(events, "dir:"+filepath.Base(d)+":"+string(data))
+		return oldDir(d)
+	}
+	if err := WriteBytes(path, []byte("data")); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"file:data:visible=false", "dir:" + filepath.Base(dir) + ":data"}
+	if strings.Join(events, "|") != strings.Join(want, "|") {
+		t.Fatalf("events %q, want %q", events, want)
+	}
+}
+
+// A failing fsync is a failed write: the old file stays.
+func TestWriteSyncFailureKeepsOldFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := WriteBytes(path, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	old := syncFile
+	defer func() { syncFile = old }()
+	boom := errors.New("disk gone")
+	syncFile = func(*os.File) error { return boom }
+	if err := WriteBytes(path, []byte("new")); !errors.Is(err, boom) {
+		t.Fatalf("error %v, want the sync error", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "old" {
+		t.Fatalf("file now %q, want old", got)
+	}
+}
+
+func boolStr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func TestCheckRejectsUnusablePathsBeforeAnyWork(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, path, want string
+		check            func(string) error
+	}{
+		{"file path is a directory", dir, "is a directory", CheckFile},
+		{"file under a file", filepath.Join(file, "r.json"), file + " is a file", CheckFile},
+		{"file deep under a file", filepath.Join(file, "a", "b", "r.json"), file + " is a file", CheckFile},
+		{"unwritable place", "/proc/mgpu-no-such/r.json", "/proc/mgpu-no-such", CheckFile},
+		{"dir is a file", file, "is a file, not a directory", CheckDir},
+		{"dir under a file", filepath.Join(file, "sub"), file + " is a file", CheckDir},
+		{"empty file name", "", "empty path", CheckFile},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.check(c.path)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("%s: got %v, want an error mentioning %q", c.path, err, c.want)
+			}
+		})
+	}
+	// A good path passes, its directory is made, and no probe is left.
+	good := filepath.Join(dir, "new", "deeper", "r.json")
+	if err := CheckFile(good); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Dir(good))
+	if err != nil || len(entries) != 0 {
+		t.Fatalf("after the check: %v, %v; want an empty new directory", entries, err)
+	}
+}

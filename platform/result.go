@@ -1,11 +1,16 @@
 package platform
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mgpu-sim/mgpu/interconnect"
@@ -18,32 +23,111 @@ import (
 // was built from a checkout.
 const Version = "0.1.0"
 
-// FullVersion is Version plus the build's VCS revision, if known.
-func FullVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return Version
+// BuildInfo identifies the binary that produced a result. Results are
+// cached across sweeps, so a result from another build must never pass for
+// this one's: the version string names the commit and, when the commit
+// alone does not pin the code (a dirty tree, or no VCS data), the
+// executable's own digest.
+type BuildInfo struct {
+	Release       string // Version
+	Module        string // module path
+	ModuleVersion string // as the go command stamped it, "(devel)" if not
+	Revision      string // full VCS revision, "" if unknown
+	Time          string // VCS commit time, "" if unknown
+	Dirty         bool   // built from a tree with uncommitted changes
+	GoVersion     string
+	Digest        string // 12 hex digits of the executable's SHA-256, "" if unreadable
+}
+
+// BuildOf reads info (nil when the binary has none) and digest, the
+// executable's digest, into a BuildInfo.
+func BuildOf(info *debug.BuildInfo, digest string) BuildInfo {
+	b := BuildInfo{Release: Version, GoVersion: runtime.Version(), Digest: digest}
+	if info == nil {
+		return b
 	}
-	rev, dirty := "", false
+	b.Module, b.ModuleVersion = info.Main.Path, info.Main.Version
+	if info.GoVersion != "" {
+		b.GoVersion = info.GoVersion
+	}
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
-			rev = s.Value
+			b.Revision = s.Value
+		case "vcs.time":
+			b.Time = s.Value
 		case "vcs.modified":
-			dirty = s.Value == "true"
+			b.Dirty = s.Value == "true"
 		}
 	}
-	if rev == "" {
-		return Version
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if dirty {
-		rev += "-dirty"
-	}
-	return Version + "+" + rev
+	return b
 }
+
+// String is the version recorded in every result and compared by the
+// sweep cache: Version+rev[-dirty.digest], Version+moduleversion for a
+// released module, else Version+exe.digest.
+func (b BuildInfo) String() string {
+	rev := b.Revision
+	switch {
+	case rev != "":
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if b.Dirty {
+			rev += "-dirty"
+			if b.Digest != "" {
+				rev += "." + b.Digest
+			}
+		}
+		return b.Release + "+" + rev
+	case b.ModuleVersion != "" && b.ModuleVersion != "(devel)" && !strings.Contains(b.ModuleVersion, "+dirty"):
+		return b.Release + "+" + strings.ReplaceAll(b.ModuleVersion, "+", ".")
+	case b.Digest != "":
+		return b.Release + "+exe." + b.Digest
+	}
+	return b.Release
+}
+
+var (
+	buildOnce sync.Once
+	build     BuildInfo
+)
+
+// ThisBuild is this binary's BuildInfo, read once.
+func ThisBuild() BuildInfo {
+	buildOnce.Do(func() {
+		info, ok := debug.ReadBuildInfo()
+		if !ok {
+			info = nil
+		}
+		build = BuildOf(info, exeDigest())
+	})
+	return build
+}
+
+// exeDigest hashes the running executable, so that two builds of a dirty
+// tree (same revision, different code) have different versions while
+// reruns of one binary keep theirs. Go builds are reproducible, so the
+// same source gives the same digest.
+func exeDigest() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// FullVersion is the build's version string (ThisBuild().String()).
+func FullVersion() string { return ThisBuild().String() }
 
 // ObjectInfo describes one allocated object.
 type ObjectInfo struct {
@@ -56,17 +140,20 @@ type ObjectInfo struct {
 // Result is everything a run reports. It holds no wall-clock data, so the
 // same seed and config give a byte-identical JSON file.
 type Result struct {
-	Workload  string            `json:"workload"`
-	Policy    string            `json:"policy"`
-	GPUs      int               `json:"gpus"`
-	Seed      uint64            `json:"seed"`
-	Scale     float64           `json:"scale"`
-	Size      string            `json:"size"`
-	Version   string            `json:"version"`
-	Config    Config            `json:"config"`
-	Sets      map[string]string `json:"sets,omitempty"`
-	SimTimeNs float64           `json:"sim_time_ns"`
-	Footprint units.Bytes       `json:"footprint"`
+	Workload string  `json:"workload"`
+	Policy   string  `json:"policy"`
+	GPUs     int     `json:"gpus"`
+	Seed     uint64  `json:"seed"`
+	Scale    float64 `json:"scale"`
+	Size     string  `json:"size"`
+	// Iterations is --iterations as given; absent (0) means the
+	// workload's default count.
+	Iterations int               `json:"iterations,omitempty"`
+	Version    string            `json:"version"`
+	Config     Config            `json:"config"`
+	Sets       map[string]string `json:"sets,omitempty"`
+	SimTimeNs  float64           `json:"sim_time_ns"`
+	Footprint  units.Bytes       `json:"footprint"`
 	// GPUCapacity is the memory each GPU may use: gpu.memory, or less
 	// under oversubscription.
 	GPUCapacity units.Bytes            `json:"gpu_capacity"`
@@ -95,7 +182,7 @@ func (s *System) result() *Result {
 	c := s.opts.Config
 	r := &Result{
 		Workload: s.opts.Workload, Policy: s.driver.Policy().Name(), GPUs: c.GPUs,
-		Seed: s.opts.Seed, Scale: s.opts.Scale, Size: s.opts.Size, Version: FullVersion(), Config: c, Sets: s.opts.Sets,
+		Seed: s.opts.Seed, Scale: s.opts.Scale, Size: s.opts.Size, Iterations: s.opts.Iterations, Version: FullVersion(), Config: c, Sets: s.opts.Sets,
 		SimTimeNs: float64(s.runner.end) * 1e9, Footprint: units.Bytes(s.alloc.Footprint()),
 		GPUCapacity: units.Bytes(uint64(s.capacity) * uint64(c.PageSize)),
 		Kernels:     s.runner.launches, Barriers: s.runner.barriers,

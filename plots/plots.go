@@ -6,6 +6,7 @@ package plots
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -52,7 +53,8 @@ func (t Table) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// ReadCSV reads a table written by WriteCSV.
+// ReadCSV reads a table written by WriteCSV. An empty field (or NaN) is a
+// missing value; an infinite one is an error naming its row and column.
 func ReadCSV(r io.Reader) (Table, error) {
 	recs, err := csv.NewReader(r).ReadAll()
 	if err != nil {
@@ -62,7 +64,7 @@ func ReadCSV(r io.Reader) (Table, error) {
 		return Table{}, fmt.Errorf("not a figure table: want a header 'app,<series>...' and at least one row")
 	}
 	t := Table{Series: recs[0][1:]}
-	for _, rec := range recs[1:] {
+	for n, rec := range recs[1:] {
 		if len(rec) != len(recs[0]) {
 			return Table{}, fmt.Errorf("row %q has %d fields, header has %d", rec[0], len(rec), len(recs[0]))
 		}
@@ -73,9 +75,16 @@ func ReadCSV(r io.Reader) (Table, error) {
 			if s == "" {
 				continue
 			}
-			if row[i], err = strconv.ParseFloat(s, 64); err != nil {
-				return Table{}, fmt.Errorf("row %q: %w", rec[0], err)
+			// The plotter cannot draw an infinite bar; say where it is
+			// rather than fail inside the plotter.
+			v, err := strconv.ParseFloat(s, 64)
+			if err == nil && math.IsInf(v, 0) || errors.Is(err, strconv.ErrRange) {
+				return Table{}, fmt.Errorf("row %d (%q), column %q: %q is not a finite number; a figure table holds finite numbers, and an empty field where a value is missing", n+2, rec[0], recs[0][i+1], s)
 			}
+			if err != nil {
+				return Table{}, fmt.Errorf("row %d (%q), column %q: %q is not a number", n+2, rec[0], recs[0][i+1], s)
+			}
+			row[i] = v
 		}
 		t.Values = append(t.Values, row)
 	}
@@ -124,7 +133,7 @@ func (t Table) Plot(title, ylabel string, stacked bool, base string) error {
 		p.Add(bc)
 		p.Legend.Add(s, bc)
 	}
-	if !stacked { // bars are normalised: mark the baseline
+	if !stacked { // figures' bars are usually ratios to a baseline: mark 1
 		one := plotter.NewFunction(func(float64) float64 { return 1 })
 		one.Color = color.Gray{Y: 96}
 		one.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,5 +32,29 @@ func TestCSVRoundTripAndPlot(t *testing.T) {
 	}
 	if _, err := ReadCSV(bytes.NewReader([]byte("x,y\n1,2\n"))); err == nil {
 		t.Fatal("a CSV that is not a figure table was accepted")
+	}
+}
+
+// An infinite value would fail inside the plotter; ReadCSV names its row
+// and column instead.
+func TestReadCSVRejectsInfiniteValuesNamingRowAndColumn(t *testing.T) {
+	for _, v := range []string{"Inf", "-inf", "+Infinity", "1e999"} {
+		_, err := ReadCSV(bytes.NewReader([]byte("app,on-touch,oasis\nmm,1,1.2\nst,1," + v + "\n")))
+		if err == nil {
+			t.Fatalf("%s accepted", v)
+		}
+		for _, want := range []string{`row 3 ("st")`, `column "oasis"`, "not a finite number"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %q lacks %q", v, err, want)
+			}
+		}
+	}
+	_, err := ReadCSV(bytes.NewReader([]byte("app,a\nmm,x1\n")))
+	if err == nil || !strings.Contains(err.Error(), `column "a"`) {
+		t.Fatalf("a non-number: %v", err)
+	}
+	tab, err := ReadCSV(bytes.NewReader([]byte("app,a\nmm,NaN\n")))
+	if err != nil || !math.IsNaN(tab.Values[0][0]) {
+		t.Fatalf("NaN is a missing value: %v", err)
 	}
 }

@@ -12,15 +12,30 @@ import (
 	"github.com/mgpu-sim/mgpu/platform"
 )
 
+// Collection is what Collect found in a directory.
+type Collection struct {
+	Results  []*platform.Result
+	Failures []Failure
+	// Skipped lists the .json files that are neither results nor failure
+	// records (a stray config or notes file), each with the reason.
+	Skipped []Skipped
+}
+
+// Skipped is one file Collect passed over.
+type Skipped struct{ File, Reason string }
+
 // Collect reads every result (<hash>.json) and failure (<hash>.failed.json)
-// in dir, in a stable order.
-func Collect(dir string) ([]*platform.Result, []Failure, error) {
+// in dir, in a stable order. A .json file that is neither is skipped and
+// listed, not fatal: one stray file must not lose a whole sweep's table.
+func Collect(dir string) (Collection, error) {
+	var c Collection
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, nil, err
+		return c, err
 	}
-	var results []*platform.Result
-	var failures []Failure
+	skip := func(name, format string, a ...any) {
+		c.Skipped = append(c.Skipped, Skipped{File: filepath.Join(dir, name), Reason: fmt.Sprintf(format, a...)})
+	}
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
@@ -28,27 +43,31 @@ func Collect(dir string) ([]*platform.Result, []Failure, error) {
 		}
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
-			return nil, nil, err
+			skip(name, "unreadable: %v", err)
+			continue
 		}
 		if strings.HasSuffix(name, ".failed.json") {
 			var f Failure
-			if err := json.Unmarshal(data, &f); err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", name, err)
+			if err := json.Unmarshal(data, &f); err != nil || f.Run == "" {
+				skip(name, "not an mgpu failure record")
+				continue
 			}
-			failures = append(failures, f)
+			c.Failures = append(c.Failures, f)
 			continue
 		}
 		var r platform.Result
 		if err := json.Unmarshal(data, &r); err != nil {
-			return nil, nil, fmt.Errorf("%s: not an mgpu result: %w", name, err)
+			skip(name, "not an mgpu result: %v", err)
+			continue
 		}
-		if r.Workload == "" {
-			continue // some other JSON file
+		if r.Workload == "" || r.Policy == "" {
+			skip(name, "not an mgpu result: no workload or policy")
+			continue
 		}
-		results = append(results, &r)
+		c.Results = append(c.Results, &r)
 	}
-	sort.SliceStable(results, func(i, j int) bool { return rowKey(results[i]) < rowKey(results[j]) })
-	return results, failures, nil
+	sort.SliceStable(c.Results, func(i, j int) bool { return rowKey(c.Results[i]) < rowKey(c.Results[j]) })
+	return c, nil
 }
 
 // Sets renders a result's overrides as "k=v;k=v", sorted.
@@ -68,7 +87,7 @@ func rowKey(r *platform.Result) string {
 // WriteCSV writes one row per result: the run's identity, the settings the
 // paper's figures vary, sim time, counters, stalls and the policy's stats.
 func WriteCSV(w io.Writer, results []*platform.Result) error {
-	if _, err := fmt.Fprintln(w, platform.CSVHeader()+",size,page_size,placement,oversubscribe,sets,policy_stats"); err != nil {
+	if _, err := fmt.Fprintln(w, platform.CSVHeader()+",size,iterations,page_size,placement,oversubscribe,sets,policy_stats"); err != nil {
 		return err
 	}
 	for _, r := range results {
@@ -77,7 +96,7 @@ func WriteCSV(w io.Writer, results []*platform.Result) error {
 			ps = append(ps, fmt.Sprintf("%s=%g", k, v))
 		}
 		sort.Strings(ps)
-		if _, err := fmt.Fprintf(w, "%s,%s,%d,%s,%g,%s,%s\n", r.CSVRow(), r.Size, uint64(r.Config.PageSize),
+		if _, err := fmt.Fprintf(w, "%s,%s,%d,%d,%s,%g,%s,%s\n", r.CSVRow(), r.Size, r.Iterations, uint64(r.Config.PageSize),
 			r.Config.Placement, r.Config.Oversubscribe, Sets(r), strings.Join(ps, ";")); err != nil {
 			return err
 		}

@@ -2,10 +2,14 @@ package sweep
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,8 +21,22 @@ import (
 // Summary counts what Execute did.
 type Summary struct {
 	Total, Skipped, Done, Failed int
-	Wall                         time.Duration
+	// Stale counts cached results from another build that were run again
+	// (they are also in Done or Failed).
+	Stale int
+	// Interrupted is set when the interrupt channel delivered; Abandoned
+	// counts the runs that were in flight when a second interrupt gave up
+	// on them (their results are not written).
+	Interrupted bool
+	Abandoned   int
+	Wall        time.Duration
 }
+
+// Kept is the number of runs whose results of this build are on disk.
+func (s Summary) Kept() int { return s.Skipped + s.Done }
+
+// ErrInterrupted is Execute's error when the interrupt channel stopped it.
+var ErrInterrupted = errors.New("sweep interrupted")
 
 // Failure is what a failed run leaves in <hash>.failed.json.
 type Failure struct {
@@ -30,52 +48,107 @@ type Failure struct {
 // CheckDir makes the results directory and proves it writable, so a sweep
 // fails before its first run rather than after it.
 func CheckDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("results directory %s: %w", dir, err)
+	if err := atomicfile.CheckDir(dir); err != nil {
+		return fmt.Errorf("results directory: %w", err)
 	}
-	f, err := os.CreateTemp(dir, ".probe-*")
-	if err != nil {
-		return fmt.Errorf("results directory %s is not writable: %w", dir, err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
+	return nil
 }
 
 // ResultPath is where a run's result goes.
 func ResultPath(dir string, r Run) string { return filepath.Join(dir, r.Hash()+".json") }
 
-// Execute runs every run whose result file does not exist yet on jobs
-// workers. A failed run is recorded in <hash>.failed.json and does not stop
-// the others; it is retried by the next Execute. progress, if not nil,
-// gets a one-line progress bar with an ETA.
+// stalePath is where a result of another build goes when running it again
+// failed, so that neither a resume nor a merged CSV takes it for current.
+func stalePath(dir string, r Run) string { return ResultPath(dir, r) + ".stale" }
+
+// cachedVersion reads the version of the result at path; ok is false when
+// there is no such file.
+func cachedVersion(path string) (version string, ok bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", !errors.Is(err, fs.ErrNotExist)
+	}
+	var v struct {
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(data, &v) != nil || v.Version == "" {
+		return "(unreadable or unversioned)", true
+	}
+	return v.Version, true
+}
+
+// Execute is ExecuteUntil without an interrupt.
 func Execute(runs []Run, dir string, jobs int, progress io.Writer) (Summary, error) {
+	return ExecuteUntil(nil, runs, dir, jobs, progress)
+}
+
+// ExecuteUntil runs, on jobs workers, every run that has no result of this
+// build in dir. The run's file name is its input hash and the version
+// inside it completes the cache key: a result from another build (a
+// different commit, or another binary of a dirty tree) is run again, with
+// a line on progress saying which build it came from, since reusing it
+// silently would mix old numbers into new figures.
+//
+// A failed run is recorded in <hash>.failed.json and does not stop the
+// others; it is retried by the next Execute. progress, if not nil, gets a
+// one-line progress bar with an ETA.
+//
+// The first value from interrupt stops starting runs and lets those in
+// flight finish and be kept; a second abandons them: ExecuteUntil returns
+// at once and they never write. Either way it returns ErrInterrupted, and
+// a later Execute resumes where this one stopped.
+func ExecuteUntil(interrupt <-chan os.Signal, runs []Run, dir string, jobs int, progress io.Writer) (Summary, error) {
 	if err := CheckDir(dir); err != nil {
 		return Summary{}, err
 	}
 	jobs = max(jobs, 1)
 	sum := Summary{Total: len(runs)}
+	this := platform.FullVersion()
+	stale := map[string]int{}
 	var todo []Run
 	for _, r := range runs {
-		if _, err := os.Stat(ResultPath(dir, r)); err == nil {
+		v, ok := cachedVersion(ResultPath(dir, r))
+		switch {
+		case !ok:
+		case v == this:
 			sum.Skipped++
 			continue
+		default:
+			stale[v]++
+			sum.Stale++
 		}
 		todo = append(todo, r)
+	}
+	if progress != nil {
+		for _, v := range slices.Sorted(maps.Keys(stale)) {
+			fmt.Fprintf(progress, "%d cached results are from build %s, not this build %s: running them again\n", stale[v], v, this)
+		}
 	}
 	start := time.Now()
 	bar := &bar{w: progress, total: len(todo), skipped: sum.Skipped, start: start}
 	bar.draw()
 	work := make(chan Run)
+	// mu guards sum, bar and stopped; results are written under it, so
+	// that once stopped is set no write is under way or can start.
 	var mu sync.Mutex
+	stopped, running := false, 0
 	var wg sync.WaitGroup
 	for i := 0; i < jobs; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for r := range work {
-				err := runOne(dir, r)
 				mu.Lock()
-				if err != nil {
+				running++
+				mu.Unlock()
+				res, err := safeRun(r)
+				mu.Lock()
+				running--
+				if stopped {
+					mu.Unlock()
+					return
+				}
+				if err = record(dir, r, res, err); err != nil {
 					sum.Failed++
 				} else {
 					sum.Done++
@@ -86,21 +159,57 @@ func Execute(runs []Run, dir string, jobs int, progress io.Writer) (Summary, err
 			}
 		}()
 	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+
+	interrupted := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		sum.Interrupted = true
+		if progress != nil {
+			fmt.Fprintf(progress, "\ninterrupted: starting no more runs; %d in flight will finish (interrupt again to abandon them)\n", running)
+			bar.draw()
+		}
+	}
+dispatch:
 	for _, r := range todo {
-		work <- r
+		select {
+		case work <- r:
+		case <-interrupt:
+			interrupted()
+			break dispatch
+		}
 	}
 	close(work)
-	wg.Wait()
+	select {
+	case <-finished:
+	case <-interrupt:
+		if !sum.Interrupted {
+			interrupted()
+			select {
+			case <-finished:
+			case <-interrupt:
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	select {
+	case <-finished:
+	default:
+		stopped = true
+		sum.Abandoned = running
+	}
 	bar.finish()
 	sum.Wall = time.Since(start)
+	if sum.Interrupted {
+		return sum, ErrInterrupted
+	}
 	return sum, nil
 }
 
-// runOne simulates one run and writes its result, or its failure.
-func runOne(dir string, r Run) error {
-	opts := r.Options()
-	opts.Sets = r.Sets
-	res, err := safeRun(opts)
+// record writes a run's result, or its failure; it returns the run's error.
+func record(dir string, r Run, res *platform.Result, err error) error {
 	failed := filepath.Join(dir, r.Hash()+".failed.json")
 	if err != nil {
 		werr := atomicfile.Write(failed, func(w io.Writer) error {
@@ -111,21 +220,30 @@ func runOne(dir string, r Run) error {
 		if werr != nil {
 			return werr
 		}
+		if _, serr := os.Stat(ResultPath(dir, r)); serr == nil {
+			os.Rename(ResultPath(dir, r), stalePath(dir, r))
+		}
 		return err
 	}
 	os.Remove(failed)
 	return atomicfile.Write(ResultPath(dir, r), res.WriteJSON)
 }
 
+// simulate is the simulator, replaceable by tests that need to hold a run
+// in flight.
+var simulate = platform.Run
+
 // safeRun turns an internal panic into the run's error, so one broken run
 // cannot take the sweep down.
-func safeRun(o platform.Options) (res *platform.Result, err error) {
+func safeRun(r Run) (res *platform.Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error: %v", p)
 		}
 	}()
-	return platform.Run(o)
+	opts := r.Options()
+	opts.Sets = r.Sets
+	return simulate(opts)
 }
 
 // bar is a one-line progress bar: done/total, failures, elapsed and ETA.

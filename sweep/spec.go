@@ -38,6 +38,18 @@ type Spec struct {
 	Sets map[string][]string `yaml:"sets"`
 	// Results is the directory of per-run JSON files (default "results").
 	Results string `yaml:"results"`
+
+	// scaleGiven tells an explicit "scale: 0", which is an error, from no
+	// scale at all, which means 1.
+	scaleGiven bool
+}
+
+// shadowed maps the names a sets key could take that the spec already
+// sweeps as a list or fixes itself, to that field. A sets key must not
+// name one: the run would use the field while the result recorded the set.
+var shadowed = map[string]string{
+	"gpus": "gpus", "workload": "workloads", "workloads": "workloads", "policy": "policies",
+	"policies": "policies", "seed": "seeds", "seeds": "seeds", "scale": "scale", "size": "size",
 }
 
 // Run is one point of a sweep.
@@ -64,6 +76,12 @@ func Load(path string) (*Spec, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("%s: %w (valid keys: name, workloads, policies, gpus, seeds, scale, size, sets, results)", path, err)
 	}
+	var given struct {
+		Scale *float64 `yaml:"scale"`
+	}
+	if err := yaml.Unmarshal(data, &given); err == nil {
+		s.scaleGiven = given.Scale != nil
+	}
 	return &s, nil
 }
 
@@ -71,7 +89,7 @@ func Load(path string) (*Spec, error) {
 // run's config is built and validated here, so a bad key or value fails
 // before anything runs.
 func (s *Spec) Expand() ([]Run, error) {
-	if s.Scale == 0 {
+	if s.Scale == 0 && !s.scaleGiven {
 		s.Scale = 1
 	}
 	if s.Size == "" {
@@ -97,13 +115,24 @@ func (s *Spec) Expand() ([]Run, error) {
 		}
 	}
 	if err := benchmarks.CheckScale(s.Scale); err != nil {
+		errs = append(errs, fmt.Errorf("%w (1 = the paper's size; leave scale out for 1)", err))
+	}
+	if err := checkName(s.Name); err != nil {
 		errs = append(errs, err)
 	}
+	errs = appendDup(errs, "workloads", s.Workloads)
+	errs = appendDup(errs, "policies", s.Policies)
+	errs = appendDup(errs, "gpus", s.GPUs)
+	errs = appendDup(errs, "seeds", s.Seeds)
 	keys := make([]string, 0, len(s.Sets))
 	for k, v := range s.Sets {
 		if len(v) == 0 {
 			errs = append(errs, fmt.Errorf("sets.%s: empty list, so the sweep has no runs", k))
 		}
+		if field, ok := shadowed[k]; ok {
+			errs = append(errs, fmt.Errorf("sets.%s: the spec sets this itself with %q; put the values there (e.g. %s: [...]) and keep sets for config keys ('mgpu list')", k, field, field))
+		}
+		errs = appendDup(errs, "sets."+k, v)
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
@@ -132,7 +161,41 @@ func (s *Spec) Expand() ([]Run, error) {
 			}
 		}
 	}
+	// Different spellings of one value (2MB and 2097152) still give the
+	// same run, which would run twice and write duplicate rows.
+	seen := map[string]Run{}
+	for _, r := range runs {
+		h := r.Hash()
+		if prev, dup := seen[h]; dup {
+			return nil, fmt.Errorf("%s and %s are the same run (equal configs): list each value once", prev.Label(), r.Label())
+		}
+		seen[h] = r
+	}
 	return runs, nil
+}
+
+// appendDup appends an error naming the entries list holds more than once.
+func appendDup[T comparable](errs []error, field string, list []T) []error {
+	count := map[T]int{}
+	var dups []string
+	for _, v := range list {
+		if count[v]++; count[v] == 2 {
+			dups = append(dups, fmt.Sprint(v))
+		}
+	}
+	if len(dups) > 0 {
+		errs = append(errs, fmt.Errorf("%s: %s listed more than once; list each value once", field, strings.Join(dups, ", ")))
+	}
+	return errs
+}
+
+// checkName keeps the merged CSV, <results>/<name>.csv, inside the
+// results directory.
+func checkName(name string) error {
+	if strings.ContainsAny(name, `/\`) || strings.Contains(name, "..") || name == "." {
+		return fmt.Errorf("name %q: must be a plain file name without path separators or \"..\" (the merged CSV is <results>/<name>.csv)", name)
+	}
+	return nil
 }
 
 // combos is the cartesian product of the value lists, one map per point.

@@ -90,9 +90,10 @@ func TestExecuteResumesAndCollects(t *testing.T) {
 	if err != nil || sum.Skipped != 3 || sum.Done != len(runs)-3 {
 		t.Fatalf("resume: %+v %v", sum, err)
 	}
-	res, fails, err := Collect(dir)
-	if err != nil || len(res) != len(runs) || len(fails) != 0 {
-		t.Fatalf("collect: %d results, %d failures, %v", len(res), len(fails), err)
+	col, err := Collect(dir)
+	res, fails := col.Results, col.Failures
+	if err != nil || len(res) != len(runs) || len(fails) != 0 || len(col.Skipped) != 0 {
+		t.Fatalf("collect: %d results, %d failures, %d skipped, %v", len(res), len(fails), len(col.Skipped), err)
 	}
 	var csv bytes.Buffer
 	if err := WriteCSV(&csv, res); err != nil {
@@ -113,7 +114,8 @@ func TestFailedRunIsRecordedAndOthersGoOn(t *testing.T) {
 	if err != nil || sum.Failed != 1 || sum.Done != 1 {
 		t.Fatalf("%+v %v", sum, err)
 	}
-	_, fails, _ := Collect(dir)
+	col, _ := Collect(dir)
+	fails := col.Failures
 	if len(fails) != 1 || !strings.Contains(fails[0].Error, "exceeds the total GPU memory") {
 		t.Fatalf("failure not recorded: %+v", fails)
 	}

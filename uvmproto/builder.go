@@ -94,3 +94,8 @@ func (b Builder) Map(entries []Mapping, resolved []Resolution, end bool) *MapMsg
 func (b Builder) CounterReply(entries []Mapping, resolved []Resolution) *CounterReplyMsg {
 	return &CounterReplyMsg{MsgMeta: b.meta(mappingBytes * len(entries)), Entries: entries, Resolved: resolved}
 }
+
+// Akita's ID generator is made on first use without synchronisation; make
+// it here, before any simulation goroutine, so concurrent runs (sweeps)
+// only read it.
+func init() { sim.GetIDGenerator() }

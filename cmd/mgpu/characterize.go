@@ -1,11 +1,12 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
+	"github.com/mgpu-sim/mgpu/atomicfile"
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/characterize"
 )
@@ -14,8 +15,7 @@ import (
 // (OASIS §IV), observed on a zero-latency run of the platform: a table on
 // stdout and CSV files in --out.
 func cmdCharacterize(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mgpu characterize", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("characterize")
 	var (
 		f         workloadFlags
 		dist, out string
@@ -25,11 +25,8 @@ func cmdCharacterize(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&dist, "distribution", "", "workgroup distribution: "+strings.Join(benchmarks.Schemes(), " | ")+" (default: the config's, greedy)")
 	fs.IntVar(&intervals, "intervals", characterize.DefaultIntervals, "equal slices of the access order for the page classes over time (Fig. 4/7)")
 	fs.StringVar(&out, "out", "", "output directory (default results/characterize/<workload>-<gpus>gpu)")
-	if err := fs.Parse(args); err != nil {
-		return inputError{err}
-	}
-	if fs.NArg() > 0 {
-		return badInput("unexpected argument %q", fs.Arg(0))
+	if err := noArgs(fs, args, stdout); err != nil {
+		return err
 	}
 	if _, err := benchmarks.New(f.workload); err != nil {
 		return inputError{err}
@@ -48,11 +45,20 @@ func cmdCharacterize(args []string, stdout, stderr io.Writer) error {
 	if _, err := benchmarks.Column(benchmarks.Params{GPUs: gpus, Size: f.size}); err != nil {
 		return badInput("--size: %v", err)
 	}
-	if f.iterations < 0 {
-		return badInput("--iterations %d: must not be negative", f.iterations)
-	}
 	if intervals < 1 { // Options would take 0 as the default
 		return badInput("--intervals %d: must be between 1 and 65536", intervals)
+	}
+	if out == "" {
+		out = characterize.DefaultDir(f.workload, gpus)
+	}
+	// Checked before the run, which may be long, not after it.
+	if err := atomicfile.CheckDir(out); err != nil {
+		return badInput("--out: %v", err)
+	}
+	for _, c := range characterize.CSVFiles {
+		if err := atomicfile.CheckFile(filepath.Join(out, c.Name)); err != nil {
+			return badInput("--out: %v", err)
+		}
 	}
 	opts := characterize.Options{Config: cfg, Intervals: intervals}
 	params := benchmarks.Params{GPUs: gpus, Scale: f.scale, Size: f.size, Iterations: f.iterations, Seed: f.seed}
@@ -62,9 +68,6 @@ func cmdCharacterize(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := res.WriteTable(stdout); err != nil {
 		return err
-	}
-	if out == "" {
-		out = characterize.DefaultDir(f.workload, gpus)
 	}
 	if err := res.WriteCSVs(out); err != nil {
 		return err

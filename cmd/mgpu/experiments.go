@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
+	"syscall"
 
 	"github.com/mgpu-sim/mgpu/atomicfile"
 	"github.com/mgpu-sim/mgpu/figures"
@@ -18,8 +20,7 @@ import (
 
 // cmdSweep: mgpu sweep spec.yaml [--jobs N] [--emit slurm|list] [--task i --tasks T]
 func cmdSweep(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mgpu sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("sweep")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "runs in parallel")
 	emit := fs.String("emit", "", "instead of running: 'slurm' (sbatch job-array script) or 'list' (one mgpu run command per line)")
 	tasks := fs.Int("tasks", 0, "split the sweep into this many slices (slurm array size; 0 = one run per task)")
@@ -28,15 +29,12 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	csvOut := fs.String("csv", "", "merged CSV path (default <results>/<spec name>.csv)")
 	noCSV := fs.Bool("no-csv", false, "do not write the merged CSV (array tasks; run mgpu collect after)")
 	mgpu := fs.String("mgpu", "mgpu", "the mgpu binary the emitted commands call")
-	specPath, rest := splitPositional(args)
-	if err := fs.Parse(rest); err != nil {
-		return inputError{err}
-	}
-	if specPath == "" && fs.NArg() > 0 {
-		specPath = fs.Arg(0)
+	specPath, err := parsePositional(fs, args, stdout)
+	if err != nil {
+		return err
 	}
 	if specPath == "" {
-		return badInput("usage: mgpu sweep spec.yaml [--jobs N] [--emit slurm|list]")
+		return usageError{"sweep", errors.New("no spec file: mgpu sweep spec.yaml [--jobs N] [--emit slurm|list]")}
 	}
 	spec, err := sweep.Load(specPath)
 	if err != nil {
@@ -72,14 +70,19 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err := sweep.CheckDir(dir); err != nil {
 		return inputError{err}
 	}
-	sum, err := sweep.Execute(runs, dir, *jobs, stderr)
+	name := firstNonEmpty(*csvOut, filepath.Join(dir, firstNonEmpty(spec.Name, "sweep")+".csv"))
+	if !*noCSV {
+		if err := atomicfile.CheckFile(name); err != nil {
+			return badInput("merged CSV: %v", err)
+		}
+	}
+	sum, err := executeInterruptibly(runs, dir, *jobs, stderr)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sweep: %d runs, %d done now, %d already done, %d failed, in %s\n",
-		sum.Total, sum.Done, sum.Skipped, sum.Failed, sum.Wall.Round(1e9))
+	fmt.Fprintf(stdout, "sweep: %d runs, %d done now (%d from other builds run again), %d already done, %d failed, in %s\n",
+		sum.Total, sum.Done, sum.Stale, sum.Skipped, sum.Failed, sum.Wall.Round(1e9))
 	if !*noCSV {
-		name := firstNonEmpty(*csvOut, filepath.Join(dir, firstNonEmpty(spec.Name, "sweep")+".csv"))
 		if err := writeCollected(dir, name, runs); err != nil {
 			return err
 		}
@@ -89,6 +92,30 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%d runs failed; their errors are in %s/*.failed.json", sum.Failed, dir)
 	}
 	return nil
+}
+
+// interrupts delivers SIGINT and SIGTERM to a sweep until stop is called.
+func interrupts() (<-chan os.Signal, func()) {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	return ch, func() { signal.Stop(ch) }
+}
+
+// executeInterruptibly is sweep.ExecuteUntil on the process's interrupts:
+// an interrupted sweep says how much it kept and exits 130, as a shell
+// reports SIGINT.
+func executeInterruptibly(runs []sweep.Run, dir string, jobs int, stderr io.Writer) (sweep.Summary, error) {
+	ch, stop := interrupts()
+	defer stop()
+	sum, err := sweep.ExecuteUntil(ch, runs, dir, jobs, stderr)
+	if errors.Is(err, sweep.ErrInterrupted) {
+		abandoned := ""
+		if sum.Abandoned > 0 {
+			abandoned = fmt.Sprintf(" (%d in flight abandoned)", sum.Abandoned)
+		}
+		return sum, exitError{130, fmt.Errorf("interrupted: kept %d/%d results%s; rerun to resume", sum.Kept(), sum.Total, abandoned)}
+	}
+	return sum, err
 }
 
 // writeCollected merges the results of runs, read from dir, into a CSV.
@@ -116,30 +143,38 @@ func splitPositional(args []string) (string, []string) {
 
 // cmdCollect: mgpu collect DIR [--csv out.csv]
 func cmdCollect(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mgpu collect", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("collect")
 	out := fs.String("csv", "", "output CSV (default <DIR>/collected.csv)")
-	dir, rest := splitPositional(args)
-	if err := fs.Parse(rest); err != nil {
-		return inputError{err}
+	dir, err := parsePositional(fs, args, stdout)
+	if err != nil {
+		return err
 	}
 	if dir == "" {
-		return badInput("usage: mgpu collect DIR [--csv out.csv]")
+		return usageError{"collect", errors.New("no directory: mgpu collect DIR [--csv out.csv]")}
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return badInput("collect: %s is not a directory", dir)
 	}
-	res, fails, err := sweep.Collect(dir)
+	path := firstNonEmpty(*out, filepath.Join(dir, "collected.csv"))
+	if err := atomicfile.CheckFile(path); err != nil {
+		return badInput("--csv: %v", err)
+	}
+	col, err := sweep.Collect(dir)
 	if err != nil {
 		return inputError{err}
 	}
-	path := firstNonEmpty(*out, filepath.Join(dir, "collected.csv"))
-	if err := atomicfile.Write(path, func(w io.Writer) error { return sweep.WriteCSV(w, res) }); err != nil {
+	for _, s := range col.Skipped {
+		fmt.Fprintf(stderr, "mgpu: warning: skipped %s: %s\n", s.File, s.Reason)
+	}
+	if err := atomicfile.Write(path, func(w io.Writer) error { return sweep.WriteCSV(w, col.Results) }); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "collected %d results (%d failed runs) into %s\n", len(res), len(fails), path)
-	for _, f := range fails {
+	fmt.Fprintf(stdout, "collected %d results (%d failed runs, %d files skipped) into %s\n", len(col.Results), len(col.Failures), len(col.Skipped), path)
+	for _, f := range col.Failures {
 		fmt.Fprintf(stdout, "  failed: %s: %s\n", f.Run, f.Error)
+	}
+	for _, s := range col.Skipped {
+		fmt.Fprintf(stdout, "  skipped: %s\n", s.File)
 	}
 	return nil
 }
@@ -150,15 +185,14 @@ const quickScale = 0.2
 
 // cmdFigure: mgpu figure NAME [--quick] [--jobs N] [--out DIR]
 func cmdFigure(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mgpu figure", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("figure")
 	quick := fs.Bool("quick", false, "smoke run at --scale 0.2")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "runs in parallel")
 	out := fs.String("out", filepath.Join("results", "figures"), "directory for the figure's CSV, PNG and SVG")
 	results := fs.String("results", "results", "per-run results directory (shared across figures, so runs are reused)")
-	name, rest := splitPositional(args)
-	if err := fs.Parse(rest); err != nil {
-		return inputError{err}
+	name, err := parsePositional(fs, args, stdout)
+	if err != nil {
+		return err
 	}
 	fig, err := figures.Lookup(name)
 	if err != nil {
@@ -175,19 +209,28 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return inputError{err}
 	}
-	if err := sweep.CheckDir(*results); err != nil {
-		return inputError{err}
+	if err := atomicfile.CheckDir(*results); err != nil {
+		return badInput("--results: %v", err)
 	}
-	sum, err := sweep.Execute(runs, *results, *jobs, stderr)
+	base := filepath.Join(*out, fig.Name)
+	if *quick {
+		base += "-quick"
+	}
+	// The figure's files are written after every run: check them first.
+	if err := atomicfile.CheckDir(*out); err != nil {
+		return badInput("--out: %v", err)
+	}
+	for _, ext := range []string{".csv", ".png", ".svg"} {
+		if err := atomicfile.CheckFile(base + ext); err != nil {
+			return badInput("--out: %v", err)
+		}
+	}
+	sum, err := executeInterruptibly(runs, *results, *jobs, stderr)
 	if err != nil {
 		return err
 	}
 	res := resultsOf(runs, *results)
 	table := fig.Reduce(res)
-	base := filepath.Join(*out, fig.Name)
-	if *quick {
-		base += "-quick"
-	}
 	if err := atomicfile.Write(base+".csv", table.WriteCSV); err != nil {
 		return err
 	}
@@ -223,18 +266,17 @@ func resultsOf(runs []sweep.Run, dir string) []*platform.Result {
 
 // cmdPlot: mgpu plot data.csv --kind bars|stacked [--title T] [--ylabel Y] [--out base]
 func cmdPlot(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mgpu plot", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	kind := fs.String("kind", "bars", "bars (grouped, normalised) or stacked (shares)")
+	fs := newFlagSet("plot")
+	kind := fs.String("kind", "bars", "bars (grouped, one per series, values as given, with a dashed line at 1 for ratios) or stacked (one bar per row, series stacked, for shares)")
 	title := fs.String("title", "", "plot title")
 	ylabel := fs.String("ylabel", "", "y axis label")
 	out := fs.String("out", "", "output path without extension (default: the CSV's)")
-	path, rest := splitPositional(args)
-	if err := fs.Parse(rest); err != nil {
-		return inputError{err}
+	path, err := parsePositional(fs, args, stdout)
+	if err != nil {
+		return err
 	}
 	if path == "" {
-		return badInput("usage: mgpu plot data.csv --kind bars|stacked")
+		return usageError{"plot", errors.New("no CSV file: mgpu plot data.csv --kind bars|stacked")}
 	}
 	if *kind != "bars" && *kind != "stacked" {
 		return badInput("--kind %q: valid kinds are bars, stacked", *kind)
@@ -249,6 +291,11 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		return inputError{fmt.Errorf("%s: %w", path, err)}
 	}
 	base := firstNonEmpty(*out, path[:len(path)-len(filepath.Ext(path))])
+	for _, ext := range []string{".png", ".svg"} {
+		if err := atomicfile.CheckFile(base + ext); err != nil {
+			return badInput("--out: %v", err)
+		}
+	}
 	if err := t.Plot(*title, *ylabel, *kind == "stacked", base); err != nil {
 		return err
 	}

@@ -10,7 +10,10 @@ import (
 	"github.com/mgpu-sim/mgpu/platform"
 )
 
-func cmdList(w io.Writer) error {
+func cmdList(args []string, w io.Writer) error {
+	if err := noArgs(newFlagSet("list"), args, w); err != nil {
+		return err
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "WORKLOADS")
 	for _, n := range benchmarks.Names() {

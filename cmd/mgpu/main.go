@@ -33,13 +33,24 @@ Usage:
              fig19 fig21 fig22 fig23 fig24 fig25 grit-threshold)
   mgpu plot data.csv --kind bars|stacked
   mgpu characterize --workload NAME [--gpus N] [--scale F] [--size S] [--seed N] [--distribution D] [--out DIR]
+  mgpu version   (or mgpu --version)
 
-Run 'mgpu run -h' for all run flags.
+Run 'mgpu <command> --help' for a command's flags and an example.
 `
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// exitError ends the process with its own status, e.g. 130 after an
+// interrupt, as shells report SIGINT.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
 
 // run is main without the exit, for tests.
 func run(args []string, stdout, stderr io.Writer) (code int) {
@@ -59,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	case "run":
 		err = cmdRun(args[1:], stdout, stderr)
 	case "list":
-		err = cmdList(stdout)
+		err = cmdList(args[1:], stdout)
 	case "sweep":
 		err = cmdSweep(args[1:], stdout, stderr)
 	case "collect":
@@ -70,18 +81,31 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = cmdPlot(args[1:], stdout, stderr)
 	case "characterize":
 		err = cmdCharacterize(args[1:], stdout, stderr)
-	case "help", "-h", "--help":
+	case "version", "--version", "-version":
+		err = cmdVersion(args[1:], stdout)
+	case "help", "-h", "--help", "-help":
+		if len(args) > 1 && helps[args[1]].usage != "" {
+			return run([]string{args[1], "--help"}, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = badInput("unknown command %q: valid commands are run, list, sweep, collect, figure, plot, characterize", args[0])
+		err = badInput("unknown command %q: valid commands are run, list, sweep, collect, figure, plot, characterize, version", args[0])
 	}
-	if err == nil {
+	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}
 	fmt.Fprintf(stderr, "mgpu: %v\n", err)
+	var ue usageError
 	var ie inputError
-	if errors.As(err, &ie) {
+	var ee exitError
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "Run 'mgpu %s --help' for usage.\n", ue.cmd)
+		return 2
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &ie):
 		return 2
 	}
 	return 1

@@ -7,12 +7,15 @@ import (
 	"math"
 	"os"
 	"runtime/pprof"
+	"slices"
 	"strings"
 
 	"github.com/rs/zerolog"
 	"github.com/rs/zerolog/log"
 
 	"github.com/mgpu-sim/mgpu/atomicfile"
+	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/units"
 )
@@ -40,7 +43,63 @@ func (f *workloadFlags) register(fs *flag.FlagSet, verb string) {
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed, recorded in the result")
 	fs.Float64Var(&f.scale, "scale", 1, "footprint scale (1 = the paper's size)")
 	fs.StringVar(&f.size, "size", "auto", "paper size column: auto (follows --gpus), 4gpu, 8gpu, 16gpu")
-	fs.IntVar(&f.iterations, "iterations", 0, "iterations for workloads that have them: pingpong, prodcons, phases, swap, st, pr, the DNNs (0 = the workload default)")
+	fs.IntVar(&f.iterations, "iterations", 0, "iterations for workloads that have them (see --help; 0 = the workload's default)")
+}
+
+// iterationsUsage is the --iterations help with the workloads that take
+// it, computed only when help is printed.
+func iterationsUsage() string {
+	return "iterations, for the workloads that have them: " + strings.Join(iterationWorkloads(), ", ") + " (0 = the workload's default)"
+}
+
+// checkIterations rejects a negative --iterations, and a positive one on a
+// workload without iterations, which would otherwise be silently ignored.
+func (f *workloadFlags) checkIterations() error {
+	if f.iterations < 0 {
+		return badInput("--iterations %d: must be 0 (the workload's default) or a positive count", f.iterations)
+	}
+	if f.iterations == 0 {
+		return nil
+	}
+	if _, err := benchmarks.New(f.workload); err != nil {
+		return nil // reported, with the valid names, where the workload is built
+	}
+	takes := iterationWorkloads()
+	if !slices.Contains(takes, f.workload) {
+		return badInput("--iterations %d: workload %s has no iterations; the flag applies to %s", f.iterations, f.workload, strings.Join(takes, ", "))
+	}
+	return nil
+}
+
+// iterationWorkloads lists the workloads whose kernels depend on
+// Params.Iterations. benchmarks declares no such list (each workload's
+// Setup reads the field or not), so each is set up at a tiny scale with
+// one and with two iterations and the launches compared: the answer cannot
+// drift from the workloads. It takes some tens of milliseconds.
+func iterationWorkloads() []string {
+	var out []string
+	for _, name := range benchmarks.Names() {
+		var launches [2]int
+		for i := range launches {
+			w, err := benchmarks.New(name)
+			if err != nil {
+				break
+			}
+			alloc, err := objtable.NewAllocator(objtable.Tagging{IDBits: objtable.MaxIDBits, ConfigBit: 1}, 2<<20)
+			if err != nil {
+				break
+			}
+			k, err := w.Setup(alloc, benchmarks.Params{GPUs: 4, Scale: 0.01, Size: benchmarks.SizeAuto, Iterations: i + 1, Seed: 1})
+			if err != nil {
+				break
+			}
+			launches[i] = len(k)
+		}
+		if launches[0] != launches[1] {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // baseConfig applies, in order: defaults, --config, --set, then --gpus if
@@ -49,6 +108,9 @@ func (f *workloadFlags) baseConfig(fs *flag.FlagSet) (platform.Config, error) {
 	cfg := platform.DefaultConfig()
 	if !(f.scale > 0) || math.IsInf(f.scale, 0) {
 		return cfg, badInput("--scale %g: must be a positive number", f.scale)
+	}
+	if err := f.checkIterations(); err != nil {
+		return cfg, err
 	}
 	if f.config != "" {
 		c, err := platform.LoadConfig(f.config)
@@ -82,10 +144,9 @@ type runFlags struct {
 	check                      bool
 }
 
-func parseRunFlags(args []string, stderr io.Writer) (*runFlags, *flag.FlagSet, error) {
+func parseRunFlags(args []string, stdout io.Writer) (*runFlags, *flag.FlagSet, error) {
 	f := &runFlags{}
-	fs := flag.NewFlagSet("mgpu run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("run")
 	f.register(fs, "run")
 	fs.StringVar(&f.policy, "policy", "on-touch", "page-management policy (see 'mgpu list')")
 	fs.Float64Var(&f.oversubscribe, "oversubscribe", 0, "oversubscription factor: GPU capacity = footprint / GPUs / F (e.g. 1.5); 0 = off")
@@ -94,11 +155,8 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, *flag.FlagSet, e
 	fs.StringVar(&f.csv, "csv", "", "write a one-row CSV result here")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the simulation here")
-	if err := fs.Parse(args); err != nil {
-		return nil, nil, inputError{err}
-	}
-	if fs.NArg() > 0 {
-		return nil, nil, badInput("unexpected argument %q", fs.Arg(0))
+	if err := noArgs(fs, args, stdout); err != nil {
+		return nil, nil, err
 	}
 	return f, fs, nil
 }
@@ -137,7 +195,7 @@ func (f *runFlags) setMap() map[string]string {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
-	f, fs, err := parseRunFlags(args, stderr)
+	f, fs, err := parseRunFlags(args, stdout)
 	if err != nil {
 		return err
 	}
@@ -157,6 +215,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	sys, err := platform.Build(opts)
 	if err != nil {
 		return inputError{err}
+	}
+	// A result is lost if its path proves unwritable only after the
+	// simulation, which may take minutes.
+	for _, o := range []struct{ flag, path string }{{"--out", f.out}, {"--csv", f.csv}, {"--cpuprofile", f.cpuProfile}} {
+		if o.path == "" {
+			continue
+		}
+		if err := atomicfile.CheckFile(o.path); err != nil {
+			return badInput("%s: %v", o.flag, err)
+		}
 	}
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mgpu-sim/mgpu/figures"
+	"github.com/mgpu-sim/mgpu/platform"
+)
+
+// errHelp means the help a user asked for was printed: exit 0, as for
+// 'mgpu --help'.
+var errHelp = errors.New("help printed")
+
+// usageError is a bad flag or argument: exit 2, with one line pointing to
+// the command's --help instead of flag's full usage dump.
+type usageError struct {
+	cmd string
+	err error
+}
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// help is a subcommand's --help text around its flag list.
+type help struct {
+	usage, about, example, more string
+}
+
+var helps = map[string]help{
+	"run": {
+		usage:   "mgpu run [--workload NAME] [--policy NAME] [--gpus N] [flags]",
+		about:   "Simulates one workload under one page-management policy and prints a summary;\n--out and --csv keep the result (checked before the simulation starts).",
+		example: "mgpu run --workload mm --policy oasis --gpus 4 --scale 0.2 --out mm-oasis.json",
+	},
+	"list": {
+		usage:   "mgpu list",
+		about:   "Lists the workloads, policies, distribution schemes, and every config key\nwith its default and the source of that default.",
+		example: "mgpu list | grep uvm.",
+	},
+	"sweep": {
+		usage:   "mgpu sweep SPEC.yaml [--jobs N] [--results DIR] [--emit slurm|list] [--tasks T --task i]",
+		about:   "Runs every combination of a spec's lists, resumably: each run's result is cached\nin <results>/<hash>.json and reused by a later sweep of the same build (a result\nfrom another build is run again). Ctrl-C stops starting runs and lets those in\nflight finish; a second Ctrl-C abandons them. Rerun the sweep to resume.",
+		example: "mgpu sweep sweeps/fig15.yaml --jobs 8",
+		more: `Spec format (YAML; every combination of the lists is one run):
+  name: fig15                    # merged CSV <results>/<name>.csv; a plain file name
+  workloads: [mm, st]            # required; see 'mgpu list'
+  policies: [on-touch, oasis]    # required
+  gpus: [4, 8]                   # required, 1 to 64
+  seeds: [1, 2]                  # default [1]
+  scale: 0.2                     # footprint scale > 0, for every run (default 1)
+  size: auto                     # auto, 4gpu, 8gpu or 16gpu (default auto)
+  sets:                          # config keys ('mgpu list') and the values to sweep
+    page_size: [4KB, 2MB]
+    uvm.eviction: [lru-4kb, lru-2mb]
+  results: results               # per-run JSON directory (default results)
+Each list holds each value once. sets may not name a key the spec sweeps
+itself (gpus, seeds, ...): put those values in the spec's own list.
+`,
+	},
+	"collect": {
+		usage:   "mgpu collect DIR [--csv out.csv]",
+		about:   "Merges every result in DIR into one CSV, e.g. after a Slurm array sweep.\nA .json file that is not a result is skipped with a warning.",
+		example: "mgpu collect results --csv all.csv",
+	},
+	"figure": {
+		usage:   "mgpu figure NAME [--quick] [--jobs N] [--out DIR] [--results DIR]",
+		about:   "Runs (or reuses) the runs of one of the paper's figures, then writes its table as\nCSV and draws it as PNG and SVG. Names: " + strings.Join(figures.Names(), ", ") + ".",
+		example: "mgpu figure fig15 --quick",
+	},
+	"plot": {
+		usage:   "mgpu plot DATA.csv [--kind bars|stacked] [--title T] [--ylabel Y] [--out BASE]",
+		about:   "Draws a figure table (header 'app,<series>...', one row per application) as PNG\nand SVG without simulating anything. Values are plotted as given; an empty\nfield is a missing value.",
+		example: "mgpu plot results/figures/fig15.csv --title 'Fig. 15' --ylabel speedup",
+	},
+	"characterize": {
+		usage:   "mgpu characterize [--workload NAME] [--gpus N] [--out DIR] [flags]",
+		about:   "Reports a workload's page and object access patterns (OASIS §IV) as a table and\nas CSV files in --out.",
+		example: "mgpu characterize --workload st --gpus 4 --scale 0.2",
+	},
+	"version": {
+		usage:   "mgpu version",
+		about:   "Prints mgpu's version (recorded in every result), the module version, the VCS\nrevision (-dirty for a tree with uncommitted changes) and the Go version.",
+		example: "mgpu version",
+	},
+}
+
+// commandName is "run" for the flag set "mgpu run".
+func commandName(fs *flag.FlagSet) string { return strings.TrimPrefix(fs.Name(), "mgpu ") }
+
+func printHelp(w io.Writer, fs *flag.FlagSet) {
+	h := helps[commandName(fs)]
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n\nExample:\n  %s\n", h.usage, h.about, h.example)
+	if h.more != "" {
+		fmt.Fprintf(w, "\n%s", h.more)
+	}
+	has := false
+	fs.VisitAll(func(*flag.Flag) { has = true })
+	if fl := fs.Lookup("iterations"); fl != nil {
+		fl.Usage = iterationsUsage()
+	}
+	if has {
+		fmt.Fprintln(w, "\nFlags:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+}
+
+// parse parses flags: -h or --help prints the command's help on stdout and
+// returns errHelp; a bad flag returns a usageError, printed as one line
+// and a pointer to --help.
+func parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		printHelp(stdout, fs)
+		return errHelp
+	}
+	if err != nil {
+		return usageError{commandName(fs), err}
+	}
+	return nil
+}
+
+// parsePositional parses a command that takes one positional argument,
+// before or after the flags; more than one is an error. name is "" when
+// none was given.
+func parsePositional(fs *flag.FlagSet, args []string, stdout io.Writer) (name string, err error) {
+	name, rest := splitPositional(args)
+	if err := parse(fs, rest, stdout); err != nil {
+		return "", err
+	}
+	if name == "" && fs.NArg() > 0 {
+		name = fs.Arg(0)
+		if err := parse(fs, fs.Args()[1:], stdout); err != nil {
+			return "", err
+		}
+	}
+	if fs.NArg() > 0 {
+		return "", usageError{commandName(fs), fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	return name, nil
+}
+
+// noArgs parses a command that takes flags only.
+func noArgs(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	if err := parse(fs, args, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{commandName(fs), fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
+}
+
+// cmdVersion: mgpu version
+func cmdVersion(args []string, stdout io.Writer) error {
+	fs := newFlagSet("version")
+	if err := noArgs(fs, args, stdout); err != nil {
+		return err
+	}
+	writeVersion(stdout, platform.ThisBuild())
+	return nil
+}
+
+func writeVersion(w io.Writer, b platform.BuildInfo) {
+	fmt.Fprintf(w, "mgpu %s\n", b)
+	mod := b.Module
+	if mod == "" {
+		mod = "(unknown module)"
+	}
+	fmt.Fprintf(w, "  module    %s %s\n", mod, b.ModuleVersion)
+	switch {
+	case b.Revision == "":
+		fmt.Fprintln(w, "  revision  unknown (built without VCS data, e.g. -buildvcs=false)")
+	case b.Dirty:
+		fmt.Fprintf(w, "  revision  %s-dirty (uncommitted changes) %s\n", b.Revision, b.Time)
+	default:
+		fmt.Fprintf(w, "  revision  %s %s\n", b.Revision, b.Time)
+	}
+	if b.Digest != "" {
+		fmt.Fprintf(w, "  binary    sha256 %s...\n", b.Digest)
+	}
+	fmt.Fprintf(w, "  go        %s\n", b.GoVersion)
+}
+
+func newFlagSet(cmd string) *flag.FlagSet {
+	return flag.NewFlagSet("mgpu "+cmd, flag.ContinueOnError)
+}
