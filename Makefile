@@ -3,7 +3,7 @@ GO ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BIN := bin/mgpu
 
-.PHONY: run test bench lint build clean golden-full
+.PHONY: run test bench lint build clean golden-full check-matrix
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mgpu
@@ -14,6 +14,12 @@ run: build
 
 test:
 	$(GO) test ./...
+
+# The coherence checker over every workload x policy x variant (2 MB pages,
+# 16 GPUs, oversubscription 1.5 and 3 with each eviction, spread over a
+# switch); make test runs a slice of it.
+check-matrix:
+	MGPU_CHECK_MATRIX=1 $(GO) test ./platform -run TestCheckMatrix -timeout 60m
 
 # The full-size fig15 runs (Table II, 4 GPUs, seed 1) against their golden
 # results: the proof that a refactor changed no number (about 10 minutes).

@@ -1,0 +1,76 @@
+package platform
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/eviction"
+	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/units"
+)
+
+// checkVariants are the configurations issue 14 asks the coherence checker
+// to cover beyond the defaults: 2 MB pages, 16 GPUs, 150% and 300%
+// oversubscription under every eviction, and spread placement over a
+// switch.
+func checkVariants() []struct {
+	name string
+	set  func(*Config)
+} {
+	type variant = struct {
+		name string
+		set  func(*Config)
+	}
+	vs := []variant{
+		{"page2mb", func(c *Config) { c.PageSize = 2 * units.MB }},
+		{"gpus16", func(c *Config) { c.GPUs = 16 }},
+		{"spread-switch", func(c *Config) { c.Placement, c.Topology = "spread", "switch" }},
+	}
+	for _, f := range []float64{1.5, 3} {
+		for _, ev := range eviction.Names() {
+			vs = append(vs, variant{fmt.Sprintf("oversub%g-%s", f, ev), func(c *Config) { c.Oversubscribe, c.UVM.Eviction = f, ev }})
+		}
+	}
+	return vs
+}
+
+// TestCheckMatrix runs the coherence checker over workloads x policies x
+// checkVariants at a small scale: no stale read, never two writable copies,
+// no lost page, and the run finishes. The whole matrix (every workload)
+// runs with MGPU_CHECK_MATRIX=1 (make check-matrix); by default a slice of
+// workloads that covers every sharing pattern runs with every policy and
+// variant.
+func TestCheckMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("check matrix: skipped in -short")
+	}
+	workloads := []string{"pingpong", "prodcons", "mt", "pr", "lenet"}
+	if os.Getenv("MGPU_CHECK_MATRIX") == "1" {
+		workloads = benchmarks.Names()
+	}
+	for _, v := range checkVariants() {
+		for _, w := range workloads {
+			if !slices.Contains(benchmarks.Names(), w) {
+				t.Fatalf("unknown workload %s", w)
+			}
+			for _, p := range pagepolicy.Names() {
+				t.Run(v.name+"/"+w+"/"+p, func(t *testing.T) {
+					t.Parallel()
+					c := DefaultConfig()
+					c.Check = true
+					v.set(&c)
+					r, err := Run(Options{Workload: w, Policy: p, Scale: 0.03, Seed: 1, Config: c})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if r.Totals.MemInstructions == 0 {
+						t.Fatal("nothing ran")
+					}
+				})
+			}
+		}
+	}
+}
