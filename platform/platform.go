@@ -68,16 +68,20 @@ func capacityPages(c Config, footprint uint64, workload string) (int, error) {
 	mem := uint64(c.GPU.Memory)
 	if c.Oversubscribe == 0 {
 		if total := mem * uint64(c.GPUs); footprint > total {
-			return 0, fmt.Errorf("footprint %v of %s exceeds the total GPU memory %v (%d GPUs x %v): lower --scale, raise gpu.memory, or enable oversubscription with --oversubscribe F",
-				units.Bytes(footprint), workload, units.Bytes(total), c.GPUs, c.GPU.Memory)
+			return 0, fmt.Errorf("footprint %s of %s exceeds the total GPU memory %s (%d GPUs x %s): lower --scale, raise gpu.memory, or enable oversubscription with --oversubscribe F",
+				units.Bytes(footprint).Human(), workload, units.Bytes(total).Human(), c.GPUs, c.GPU.Memory.Human())
 		}
 	} else {
 		mem = min(mem, uint64(float64(footprint)/float64(c.GPUs)/c.Oversubscribe))
 	}
 	pages := mem / uint64(c.PageSize)
 	if pages < 1 {
-		return 0, fmt.Errorf("GPU capacity %v is less than one %v page: footprint %v over %d GPUs at oversubscription %v; lower --oversubscribe or raise --scale",
-			units.Bytes(mem), c.PageSize, units.Bytes(footprint), c.GPUs, c.Oversubscribe)
+		advice := "raise gpu.memory or lower page_size"
+		if c.Oversubscribe != 0 {
+			advice = "lower --oversubscribe, raise --scale or lower page_size"
+		}
+		return 0, fmt.Errorf("GPU capacity %s is less than one %s page (footprint %s over %d GPUs, oversubscription %v): %s",
+			units.Bytes(mem).Human(), c.PageSize.Human(), units.Bytes(footprint).Human(), c.GPUs, c.Oversubscribe, advice)
 	}
 	return int(min(pages, 1<<40)), nil
 }
