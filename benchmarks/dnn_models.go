@@ -64,6 +64,9 @@ type network struct {
 // Name implements Workload.
 func (w network) Name() string { return w.name }
 
+// PaperSize implements Sized.
+func (w network) PaperSize() PaperSize { return w.size }
+
 // Description implements Workload.
 func (w network) Description() string { return w.desc }
 

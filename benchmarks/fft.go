@@ -89,6 +89,9 @@ func init() {
 // Name implements Workload.
 func (FFT) Name() string { return "fft" }
 
+// PaperSize implements Sized.
+func (FFT) PaperSize() PaperSize { return FFTSize }
+
 // Description implements Workload.
 func (FFT) Description() string {
 	return "SHOC FFT: in-place 512-point complex FFTs, one wavefront each, 8 strided loads and stores"

@@ -64,6 +64,9 @@ func init() {
 // Name implements Workload.
 func (BFS) Name() string { return "bfs" }
 
+// PaperSize implements Sized.
+func (BFS) PaperSize() PaperSize { return BFSSize }
+
 // Description implements Workload.
 func (BFS) Description() string {
 	return "SHOC BFS on an R-MAT graph: one launch per level, data-dependent random gathers and scatters"
@@ -270,6 +273,9 @@ const prIterations = 2
 
 // Name implements Workload.
 func (PageRank) Name() string { return "pr" }
+
+// PaperSize implements Sized.
+func (PageRank) PaperSize() PaperSize { return PRSize }
 
 // Description implements Workload.
 func (PageRank) Description() string {

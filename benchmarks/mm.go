@@ -54,6 +54,9 @@ func init() {
 // Name implements Workload.
 func (MatrixMultiplication) Name() string { return "mm" }
 
+// PaperSize implements Sized.
+func (MatrixMultiplication) PaperSize() PaperSize { return MMSize }
+
 // Description implements Workload.
 func (MatrixMultiplication) Description() string {
 	return "AMDAPPSDK MatrixMultiplication: C = A x B with 16x16 LDS tiles; A, B shared read-only"

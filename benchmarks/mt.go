@@ -58,6 +58,9 @@ func init() {
 // Name implements Workload.
 func (MatrixTranspose) Name() string { return "mt" }
 
+// PaperSize implements Sized.
+func (MatrixTranspose) PaperSize() PaperSize { return MTSize }
+
 // Description implements Workload.
 func (MatrixTranspose) Description() string {
 	return "AMDAPPSDK MatrixTranspose: 16x16 LDS tiles, row reads, strided (scatter) writes"

@@ -127,6 +127,9 @@ func init() {
 // Name implements Workload.
 func (Stencil2D) Name() string { return "st" }
 
+// PaperSize implements Sized.
+func (Stencil2D) PaperSize() PaperSize { return STSize }
+
 // Description implements Workload.
 func (Stencil2D) Description() string {
 	return "SHOC Stencil2D: 9-point stencil with 8x256 LDS tiles, 20 in-kernel iterations swapping currData/newData"
