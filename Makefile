@@ -3,7 +3,7 @@ GO ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BIN := bin/mgpu
 
-.PHONY: run test bench lint build clean golden-full check-matrix
+.PHONY: run test bench lint build clean golden-full check-matrix configs test-slurm
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mgpu
@@ -15,11 +15,24 @@ run: build
 test:
 	$(GO) test ./...
 
+# The shipped config file: every key at its default, with its source
+# (mgpu list --yaml). A test fails when it falls out of date.
+configs: build
+	$(BIN) list --yaml > configs/oasis-4gpu.yaml.tmp && mv configs/oasis-4gpu.yaml.tmp configs/oasis-4gpu.yaml
+
 # The coherence checker over every workload x policy x variant (2 MB pages,
 # 16 GPUs, oversubscription 1.5 and 3 with each eviction, spread over a
 # switch); make test runs a slice of it.
 check-matrix:
 	MGPU_CHECK_MATRIX=1 $(GO) test ./platform -run TestCheckMatrix -timeout 60m
+
+# mgpu sweep --emit slurm end to end on a real Slurm: a private
+# single-node cluster on localhost runs a 4-run sweep as a job array, whose
+# results must equal a local sweep's byte for byte. Needs root and apt: it
+# installs Debian's slurmctld, slurmd, slurm-client and munge if missing,
+# and stops its daemons when done (scripts/slurm/test-slurm.sh).
+test-slurm: build
+	MGPU=$(CURDIR)/$(BIN) scripts/slurm/test-slurm.sh
 
 # The full-size fig15 runs (Table II, 4 GPUs, seed 1) against their golden
 # results: the proof that a refactor changed no number (about 10 minutes).

@@ -19,27 +19,83 @@ func Slice(runs []Run, task, tasks int) ([]Run, error) {
 	return out, nil
 }
 
-// EmitSlurm writes an sbatch job-array script: each array task runs one
-// slice of the sweep into the shared results directory; `mgpu collect`
-// merges them afterwards.
-func EmitSlurm(w io.Writer, mgpu, specPath, results string, runs, tasks int) error {
-	if tasks < 1 {
-		return fmt.Errorf("--tasks %d: must be >= 1", tasks)
+// MaxArrayTasks caps the default job array: Slurm's default MaxArraySize
+// is 1001 (indices 0..1000), so a sweep of a million runs becomes 1000
+// tasks of about 1000 runs each rather than an array sbatch refuses.
+const MaxArrayTasks = 1000
+
+// ArrayTasks is the job-array size for a sweep of runs runs: tasks when
+// given (at most one task per run), else min(runs, MaxArrayTasks).
+func ArrayTasks(runs, tasks int) (int, error) {
+	if tasks < 0 {
+		return 0, fmt.Errorf("--tasks %d: must be >= 1, or 0 for one task per run up to %d", tasks, MaxArrayTasks)
 	}
-	tasks = min(tasks, max(runs, 1))
-	_, err := fmt.Fprintf(w, `#!/bin/bash
-# mgpu sweep of %d runs as %d array tasks. Submit with: sbatch <this file>
+	if tasks == 0 {
+		tasks = MaxArrayTasks
+	}
+	return min(tasks, max(runs, 1)), nil
+}
+
+// EmitSlurm writes SlurmScript's script to w.
+func EmitSlurm(w io.Writer, mgpu, specPath, results string, runs, tasks int) error {
+	script, err := SlurmScript(mgpu, specPath, results, runs, tasks)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, script)
+	return err
+}
+
+// SlurmScript returns an sbatch job-array script: each array task runs one
+// slice of the sweep (every tasks-th run, see Slice) into the results
+// directory, which the nodes must share; `mgpu collect` merges them
+// afterwards. tasks 0 means ArrayTasks' default. results should be
+// absolute, as the tasks may start in another directory, and must exist
+// before the job starts: Slurm does not create the directory of --output,
+// and a task whose output file cannot be opened fails without a word.
+// SlurmScript only writes text; the caller creates the directory.
+func SlurmScript(mgpu, specPath, results string, runs, tasks int) (string, error) {
+	tasks, err := ArrayTasks(runs, tasks)
+	if err != nil {
+		return "", err
+	}
+	output, err := sbatchQuote(strings.ReplaceAll(results, "%", "%%") + "/slurm-%A_%a.out")
+	if err != nil {
+		return "", fmt.Errorf("results directory %q: %w", results, err)
+	}
+	per := (runs + tasks - 1) / tasks
+	return fmt.Sprintf(`#!/bin/bash
+# mgpu sweep of %d runs as %d array tasks of at most %d runs each (task i
+# runs runs i, i+%d, i+2*%d, ...; --tasks sets the count, by default one
+# task per run up to %d). Submit with: sbatch <this file>
+# Every task writes into %s, which must be on a filesystem
+# the compute nodes share; it was created when this script was emitted
+# (Slurm does not create it: mkdir -p it if you moved it).
 # When every task has finished: %s collect %s
 #SBATCH --job-name=mgpu-sweep
 #SBATCH --array=0-%d
 #SBATCH --cpus-per-task=1
 #SBATCH --mem=4G
 #SBATCH --time=04:00:00
-#SBATCH --output=%s/slurm-%%A_%%a.out
+#SBATCH --output=%s
 set -euo pipefail
-%s sweep %s --jobs 1 --tasks %d --task "$SLURM_ARRAY_TASK_ID" --no-csv
-`, runs, tasks, mgpu, shellQuote(results), tasks-1, results, mgpu, shellQuote(specPath), tasks)
-	return err
+%s sweep %s --results %s --jobs 1 --tasks %d --task "$SLURM_ARRAY_TASK_ID" --no-csv
+`, runs, tasks, per, tasks, tasks, MaxArrayTasks, results, shellQuote(mgpu), shellQuote(results), tasks-1, output,
+		shellQuote(mgpu), shellQuote(specPath), shellQuote(results), tasks), nil
+}
+
+// sbatchQuote quotes s as one argument of an #SBATCH line. sbatch parses
+// those lines itself, not with a shell: it splits at blanks outside quotes,
+// strips "..." and '...' quotes, takes a backslash as escaping the next
+// character, and ends the line at an unescaped # (older releases even
+// inside quotes). So s is double-quoted with " and # escaped. A newline
+// cannot be expressed, and a backslash that survives into a --output name
+// tells Slurm not to expand %A and %a, so both are refused.
+func sbatchQuote(s string) (string, error) {
+	if strings.ContainsAny(s, "\n\r\\") {
+		return "", fmt.Errorf("an #SBATCH line cannot hold a newline or backslash; choose a directory without one")
+	}
+	return `"` + strings.NewReplacer(`"`, `\"`, `#`, `\#`).Replace(s) + `"`, nil
 }
 
 // EmitList writes one `mgpu run` command per run, for GNU parallel or any

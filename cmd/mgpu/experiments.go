@@ -23,14 +23,19 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sweep")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "runs in parallel")
 	emit := fs.String("emit", "", "instead of running: 'slurm' (sbatch job-array script) or 'list' (one mgpu run command per line)")
-	tasks := fs.Int("tasks", 0, "split the sweep into this many slices (slurm array size; 0 = one run per task)")
+	tasks := fs.Int("tasks", 0, "split the sweep into this many slices, task i running every tasks-th run from run i (the slurm array size; 0 = one task per run, at most 1000)")
 	task := fs.Int("task", -1, "run only this slice (0 .. tasks-1), as a job-array task does")
 	results := fs.String("results", "", "results directory (overrides the spec's 'results', default results)")
 	csvOut := fs.String("csv", "", "merged CSV path (default <results>/<spec name>.csv)")
 	noCSV := fs.Bool("no-csv", false, "do not write the merged CSV (array tasks; run mgpu collect after)")
 	mgpu := fs.String("mgpu", "mgpu", "the mgpu binary the emitted commands call")
+	var logLevel string
+	addLogLevelFlag(fs, &logLevel)
 	specPath, err := parsePositional(fs, args, stdout)
 	if err != nil {
+		return err
+	}
+	if _, err := setupLogging(logLevel, stderr); err != nil {
 		return err
 	}
 	if specPath == "" {
@@ -50,12 +55,32 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	switch *emit {
 	case "slurm":
-		abs, _ := filepath.Abs(specPath)
-		n := *tasks
-		if n == 0 {
-			n = len(runs)
+		// The array tasks may start in another directory: every path the
+		// script names is absolute. The results directory is made now, as
+		// Slurm does not create the directory of a job's --output file.
+		abs, err := filepath.Abs(specPath)
+		if err != nil {
+			return inputError{err}
 		}
-		return sweep.EmitSlurm(stdout, *mgpu, abs, dir, len(runs), n)
+		absDir, err := filepath.Abs(dir)
+		if err != nil {
+			return inputError{err}
+		}
+		bin := *mgpu
+		if filepath.Base(bin) != bin { // a path, not a name looked up in PATH
+			if bin, err = filepath.Abs(bin); err != nil {
+				return inputError{err}
+			}
+		}
+		script, err := sweep.SlurmScript(bin, abs, absDir, len(runs), *tasks)
+		if err != nil {
+			return badInput("--emit slurm: %v", err)
+		}
+		if err := sweep.CheckDir(absDir); err != nil {
+			return inputError{err}
+		}
+		_, err = io.WriteString(stdout, script)
+		return err
 	case "list":
 		return sweep.EmitList(stdout, *mgpu, dir, runs)
 	case "":
@@ -190,8 +215,13 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	jobs := fs.Int("jobs", runtime.NumCPU(), "runs in parallel")
 	out := fs.String("out", filepath.Join("results", "figures"), "directory for the figure's CSV, PNG and SVG")
 	results := fs.String("results", "results", "per-run results directory (shared across figures, so runs are reused)")
+	var logLevel string
+	addLogLevelFlag(fs, &logLevel)
 	name, err := parsePositional(fs, args, stdout)
 	if err != nil {
+		return err
+	}
+	if _, err := setupLogging(logLevel, stderr); err != nil {
 		return err
 	}
 	fig, err := figures.Lookup(name)
