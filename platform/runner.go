@@ -2,7 +2,9 @@ package platform
 
 import (
 	"fmt"
+	"math"
 
+	"github.com/rs/zerolog"
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
@@ -33,6 +35,7 @@ type runner struct {
 	barriers int
 	onLaunch LaunchObserver
 	cus      int // per GPU, for the mgpusim distribution
+	log      zerolog.Logger
 }
 
 type launchEvent struct {
@@ -88,6 +91,7 @@ func (r *runner) Handle(e sim.Event) error {
 	now := e.Time()
 	k := &r.kernels[r.idx]
 	r.observeLaunch(k)
+	r.logLaunch(now, k)
 	if k.Barrier {
 		r.barriers++
 	} else {
@@ -140,6 +144,21 @@ func (r *runner) observe(k *benchmarks.Kernel) error {
 		}
 	}
 	return r.driver.Observe(pagepolicy.Launched(k.Args))
+}
+
+// logLaunch logs, at debug, the start of kernel k: a launch, or the
+// resumption after a grid barrier.
+func (r *runner) logLaunch(now sim.VTimeInSec, k *benchmarks.Kernel) {
+	e := r.log.Debug()
+	if !e.Enabled() {
+		return
+	}
+	msg := "kernel launch"
+	if k.Barrier {
+		msg = "grid barrier"
+	}
+	e.Float64("t_ns", math.Round(float64(now)*1e12)/1e3).Int("kernel", r.idx).Int("kernels", len(r.kernels)).Str("name", k.Name).
+		Int("workgroups", k.Workgroups).Ints("args", k.Args).Int("frees", len(k.Frees)).Msg(msg)
 }
 
 func (r *runner) finished() bool { return r.idx >= len(r.kernels) }

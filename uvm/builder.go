@@ -3,6 +3,7 @@ package uvm
 import (
 	"fmt"
 
+	"github.com/rs/zerolog"
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/eviction"
@@ -26,11 +27,12 @@ type Builder struct {
 	capacity int
 	bufSize  int
 	delay    sim.VTimeInSec
+	log      zerolog.Logger
 }
 
 // MakeBuilder returns a builder with the default driver config.
 func MakeBuilder() Builder {
-	return Builder{cfg: DefaultConfig(), objectOf: func(uint64) int { return -1 }, bufSize: 1 << 16}
+	return Builder{cfg: DefaultConfig(), objectOf: func(uint64) int { return -1 }, bufSize: 1 << 16, log: zerolog.Nop()}
 }
 
 // WithEngine sets the engine.
@@ -76,6 +78,11 @@ func (b Builder) WithBufferSize(n int) Builder { b.bufSize = n; return b }
 // component that retrieves in the same instant a tick found its buffer full
 // would never be ticked again: give it a cycle there.
 func (b Builder) WithRecvDelay(d sim.VTimeInSec) Builder { b.delay = d; return b }
+
+// WithLogger sets where the driver logs: fault batches at trace, policy
+// and phase changes at debug. By default it logs nothing. The Service core
+// never logs; the Driver adapter logs what goes in and comes out of it.
+func (b Builder) WithLogger(l zerolog.Logger) Builder { b.log = l; return b }
 
 // BuildService makes the driver's engine-free protocol core.
 func (b Builder) BuildService() (*Service, error) {
@@ -144,7 +151,7 @@ func (b Builder) Build(name string) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Driver{ComponentBase: sim.NewComponentBase(name), engine: b.engine, svc: svc, recvDelay: b.delay}
+	d := &Driver{ComponentBase: sim.NewComponentBase(name), engine: b.engine, svc: svc, recvDelay: b.delay, log: b.log}
 	d.port = sim.NewLimitNumMsgPort(d, b.bufSize, name+".PCIe")
 	d.AddPort("PCIe", d.port)
 	d.out = uvmproto.NewOutbox(d.port, b.engine)

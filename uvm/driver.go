@@ -3,6 +3,7 @@ package uvm
 import (
 	"fmt"
 
+	"github.com/rs/zerolog"
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/eviction"
@@ -23,6 +24,10 @@ type Driver struct {
 
 	recvPending bool
 	recvDelay   sim.VTimeInSec
+
+	log   zerolog.Logger
+	watch policyWatch
+	clock batchClock
 }
 
 // outbox is what the driver needs of uvmproto.Outbox.
@@ -76,7 +81,13 @@ func (d *Driver) ConnectGPU(g int, p sim.Port) {
 func (d *Driver) SetChecker(c *Checker) { d.svc.check = c }
 
 // Observe passes a kernel launch, an allocation or a free to the policy.
-func (d *Driver) Observe(e pagepolicy.Event) error { return d.svc.Observe(e) }
+func (d *Driver) Observe(e pagepolicy.Event) error {
+	err := d.svc.Observe(e)
+	if e.Kind == pagepolicy.Launch {
+		d.logPolicy(d.engine.CurrentTime())
+	}
+	return err
+}
 
 // NotifyRecv schedules a drain of the port at the current time.
 func (d *Driver) NotifyRecv(now sim.VTimeInSec, _ sim.Port) {
@@ -98,11 +109,13 @@ func (d *Driver) Handle(e sim.Event) error {
 	now := ev.t
 	if ev.wake {
 		d.fail(d.svc.Tick(now))
+		d.logPolicy(now)
 		d.apply(now)
 		return d.err
 	}
 	d.recvPending = false
 	for msg := d.port.Retrieve(now); msg != nil && d.err == nil; msg = d.port.Retrieve(now) {
+		d.logReceived(now, msg)
 		d.fail(d.svc.Receive(now, msg))
 		d.apply(now)
 	}
@@ -123,6 +136,7 @@ func (d *Driver) apply(now sim.VTimeInSec) {
 			d.fail(fmt.Errorf("message %T for GPU %d, which is not connected", o.Msg, o.To))
 			continue
 		}
+		d.logSent(now, o)
 		d.out.Send(o.Msg, d.gpus[o.To], now)
 	}
 	if rd.Wake {

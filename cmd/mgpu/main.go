@@ -35,6 +35,10 @@ Usage:
   mgpu characterize --workload NAME [--gpus N] [--scale F] [--size S] [--seed N] [--distribution D] [--out DIR]
   mgpu version   (or mgpu --version)
 
+run, sweep, figure and characterize take --log-level trace|debug|info|warn|error (default warn;
+debug logs kernel launches and policy and phase changes, trace also fault batches). A run
+longer than 2 s shows its progress on stderr when that is a terminal (--progress auto|on|off).
+
 Run 'mgpu <command> --help' for a command's flags and an example.
 `
 
@@ -60,7 +64,12 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			code = 3
 		}
 	}()
-	zerolog.SetGlobalLevel(zerolog.WarnLevel)
+	// Every command writes stderr through one terminal, which keeps log
+	// lines and progress lines apart; commands with --log-level lower
+	// the level from this default.
+	term := newTerminal(stderr)
+	installLogger(zerolog.WarnLevel, term)
+	stderr = term
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
