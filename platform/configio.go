@@ -3,6 +3,7 @@ package platform
 import (
 	"bytes"
 	"encoding"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -55,6 +56,15 @@ func (c *Config) Set(kv string) error {
 		return err
 	}
 	return setScalar(v, key, val)
+}
+
+// Get returns the value of one dotted key, in the form Set accepts back.
+func (c Config) Get(key string) (string, error) {
+	v, err := lookupKey(reflect.ValueOf(&c).Elem(), key)
+	if err != nil {
+		return "", err
+	}
+	return formatValue(v), nil
 }
 
 // LoadConfig returns DefaultConfig() overlaid with the YAML file at path.
@@ -387,7 +397,11 @@ func applyMapping(v reflect.Value, prefix string, n *yaml.Node, report func(line
 		seen[kn.Value] = kn.Line
 		f, ok := findField(v.Type(), kn.Value)
 		if !ok {
-			report(kn.Line, unknownNodeKeyError(key, prefix, kn.Value, fs))
+			if strings.Contains(kn.Value, ".") {
+				report(kn.Line, dottedKeyError(v, prefix, kn.Value, vn, fs))
+			} else {
+				report(kn.Line, unknownNodeKeyError(key, prefix, kn.Value, fs))
+			}
 			continue
 		}
 		fv := v.Field(f.index)
@@ -424,6 +438,107 @@ func unknownNodeKeyError(key, prefix, name string, fs []field) error {
 		msg += fmt.Sprintf("; did you mean %q?", joinKey(prefix, s))
 	}
 	return fmt.Errorf("%s (valid keys %s: %s)", msg, where, strings.Join(names, ", "))
+}
+
+// dottedKeyError answers a dotted key in a config file ("gpu.memory: 8GB",
+// as --set and 'mgpu list' spell it) with the nested form the file needs,
+// value included, so the fix can be pasted. A dotted key that is no key
+// gets the nested form of the closest one, or the unknown-key error.
+func dottedKeyError(v reflect.Value, prefix, name string, vn *yaml.Node, fs []field) error {
+	full := joinKey(prefix, name)
+	target, msg := name, ""
+	if _, err := lookupKey(v, name); err != nil {
+		var rel []string
+		for _, l := range leaves(v, "", nil) {
+			rel = append(rel, l.key)
+		}
+		target = suggest(name, rel)
+		if target == "" {
+			return unknownNodeKeyError(full, prefix, name, fs)
+		}
+		msg = fmt.Sprintf("unknown config key %q; did you mean %q? ", full, joinKey(prefix, target))
+	} else {
+		msg = fmt.Sprintf("config key %q is dotted; ", full)
+	}
+	val := "VALUE"
+	if vn.Kind == yaml.ScalarNode && !isNull(vn) {
+		val = yamlScalar(vn.Value)
+	}
+	return fmt.Errorf("%sa config file nests its keys instead (dots are for --set), so write:\n%s",
+		msg, nestedForm(strings.Split(joinKey(prefix, target), "."), val))
+}
+
+// nestedForm renders a dotted key's parts and its value as nested YAML
+// ("gpu:\n  memory: 8GB"), without a final newline.
+func nestedForm(parts []string, val string) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(strings.Repeat("  ", i) + p + ":")
+	}
+	b.WriteString(" " + val)
+	return b.String()
+}
+
+// WriteYAML writes c as a complete config file in the nested form
+// LoadConfig reads: every key in declaration order, each with its value
+// and its doc tag (the meaning and source 'mgpu list' shows) as a comment.
+// Loading the output gives c back.
+func WriteYAML(w io.Writer, c Config) error {
+	var b strings.Builder
+	writeYAMLLevel(&b, reflect.ValueOf(c), 0)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeYAMLLevel(b *strings.Builder, v reflect.Value, depth int) {
+	indent := strings.Repeat("  ", depth)
+	fs := fieldsOf(v.Type())
+	// Align the comments of each run of consecutive values.
+	lines := make([]string, len(fs))
+	width := 0
+	for i, f := range fs {
+		if f.section {
+			continue
+		}
+		lines[i] = indent + f.name + ": " + yamlScalar(formatValue(v.Field(f.index)))
+		width = max(width, len(lines[i]))
+	}
+	for i, f := range fs {
+		if f.section {
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(indent + f.name + ":\n")
+			writeYAMLLevel(b, v.Field(f.index), depth+1)
+			continue
+		}
+		b.WriteString(lines[i])
+		if doc := strings.Join(strings.Fields(f.doc), " "); doc != "" {
+			b.WriteString(strings.Repeat(" ", width-len(lines[i])+2) + "# " + doc)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// yamlScalar returns s as a YAML value that reads back as exactly s: plain
+// when YAML takes it so (4KB, mgpusim, 1e-05), else double-quoted.
+func yamlScalar(s string) string {
+	var doc struct {
+		K yaml.Node `yaml:"k"`
+	}
+	if yaml.Unmarshal([]byte("k: "+s+"  # c\n"), &doc) == nil && doc.K.Kind == yaml.ScalarNode &&
+		doc.K.Style == 0 && doc.K.Value == s && !isNull(&doc.K) && !strings.ContainsAny(s, "\n\r\t") {
+		return s
+	}
+	// A JSON string is a YAML double-quoted scalar, and never wraps.
+	var q bytes.Buffer
+	enc := json.NewEncoder(&q)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(q.String(), "\n")
 }
 
 func resolve(n *yaml.Node) *yaml.Node {

@@ -309,3 +309,131 @@ func TestConfigSuggest(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadConfigDottedKey(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       []string
+	}{
+		{"top-level leaf", "gpu.memory: 8GB\n", []string{
+			`:1: config key "gpu.memory" is dotted; a config file nests its keys instead (dots are for --set), so write:`,
+			"write:\ngpu:\n  memory: 8GB",
+		}},
+		{"among others", "gpus: 2\npolicy.reset_threshold: 4\n", []string{":2:", "policy:\n  reset_threshold: 4"}},
+		{"quoted value", "uvm.eviction: 'lru-4kb'\nplacement.x: \"a: b\"\n", []string{"uvm:\n  eviction: lru-4kb", `unknown config key "placement.x"`}},
+		{"typo", "gpu.memroy: 8GB\n", []string{`unknown config key "gpu.memroy"; did you mean "gpu.memory"?`, "gpu:\n  memory: 8GB"}},
+		{"no value", "gpu.memory:\n", []string{"gpu:\n  memory: VALUE"}},
+		{"inside a section", "gpu:\n  cus: 4\npolicy:\n  grit.threshold: 2\n", []string{
+			`:4: unknown config key "policy.grit.threshold"; did you mean "policy.grit_threshold"?`, "policy:\n  grit_threshold: 2",
+		}},
+		{"not a key", "zz.top: 1\n", []string{`unknown config key "zz.top"`, "valid keys at the top level: gpus"}},
+		{"with other errors", "gpuz: 1\ngpu.cus: 3\n", []string{`"gpuz"`, "gpu:\n  cus: 3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeConfig(t, tt.body)
+			_, err := LoadConfig(path)
+			if err == nil {
+				t.Fatalf("LoadConfig(%q) succeeded", tt.body)
+			}
+			if !strings.Contains(err.Error(), path) {
+				t.Errorf("error %q does not name the file", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// changedConfig returns the default config with every leaf changed, by a
+// walk independent of the package's own, and strings that YAML would
+// misread unquoted.
+func changedConfig() Config {
+	c := DefaultConfig()
+	strs := []string{"true", "", "a: b # c", "4", "'x'", "- y", "null", `q"uote\`}
+	n := 0
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		for i := range v.NumField() {
+			f := v.Field(i)
+			switch f.Kind() {
+			case reflect.Struct:
+				walk(f)
+			case reflect.Int:
+				f.SetInt(f.Int() + 3)
+			case reflect.Uint64, reflect.Uint:
+				f.SetUint(f.Uint()*2 + 1)
+			case reflect.Float64:
+				f.SetFloat(f.Float()*1.5 + 0.1)
+			case reflect.Bool:
+				f.SetBool(!f.Bool())
+			case reflect.String:
+				f.SetString(strs[n%len(strs)])
+				n++
+			}
+		}
+	}
+	walk(reflect.ValueOf(&c).Elem())
+	return c
+}
+
+// TestWriteYAMLRoundTrip: the YAML of a config with every key changed loads
+// back to that config, so WriteYAML writes every key in a form the loader
+// reads.
+func TestWriteYAMLRoundTrip(t *testing.T) {
+	for _, c := range []Config{DefaultConfig(), changedConfig()} {
+		var b strings.Builder
+		if err := WriteYAML(&b, c); err != nil {
+			t.Fatal(err)
+		}
+		got, err := LoadConfig(writeConfig(t, b.String()))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, b.String())
+		}
+		if got != c {
+			t.Errorf("round trip:\n got %+v\nwant %+v\nYAML:\n%s", got, c, b.String())
+		}
+	}
+	if changedConfig() == DefaultConfig() {
+		t.Fatal("changedConfig changed nothing")
+	}
+}
+
+func TestWriteYAMLForm(t *testing.T) {
+	var b strings.Builder
+	if err := WriteYAML(&b, DefaultConfig()); err != nil {
+		t.Fatal(err)
+	}
+	y := b.String()
+	for _, want := range []string{
+		"gpus: 4  ", "# number of GPUs, 1 to 64 (OASIS baseline: 4)\n",
+		"\ngpu:\n  cus: 64 ", "  memory: 4GB ", "# GPU memory capacity (OASIS Table I: 4GB)\n",
+		"\npolicy:\n", "  dup_write_first: read-only-copy  # ",
+	} {
+		if !strings.Contains(y, want) {
+			t.Errorf("YAML lacks %q:\n%s", want, y)
+		}
+	}
+	if strings.Contains(y, "gpu.") {
+		t.Errorf("YAML has a dotted key:\n%s", y)
+	}
+	if n := strings.Count(y, "#"); n != len(Keys(DefaultConfig())) {
+		t.Errorf("%d comments, want one per key (%d)", n, len(Keys(DefaultConfig())))
+	}
+}
+
+func TestYAMLScalar(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"4KB", "4KB"}, {"mgpusim", "mgpusim"}, {"1e-05", "1e-05"}, {"read-only-copy", "read-only-copy"},
+		{"", `""`}, {"a: b", `"a: b"`}, {"x #y", `"x #y"`}, {"'q'", `"'q'"`}, {"- y", `"- y"`},
+		{"a\nb", `"a\nb"`}, {`back\slash "q"`, `back\slash "q"`}, {`"q"`, `"\"q\""`}, {"[1]", `"[1]"`}, {" pad", `" pad"`},
+		{"true", "true"}, {"~", `"~"`},
+	} {
+		if got := yamlScalar(tt.in); got != tt.want {
+			t.Errorf("yamlScalar(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}

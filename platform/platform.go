@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
@@ -43,6 +44,15 @@ type Options struct {
 	// Launches, if set, is told of every kernel start (the characteriser's
 	// phases); see LaunchObserver.
 	Launches LaunchObserver
+	// Progress, if set, is called on the simulating goroutine every
+	// ProgressEvents engine events and once at the end, with a snapshot
+	// of the run; it must not block for long. It does not change the run.
+	Progress func(Progress)
+	// Log, if set, is where the run logs instead of the logger SetLogger
+	// set.
+	Log *zerolog.Logger
+	// progressEvery, when set, replaces ProgressEvents (tests).
+	progressEvery uint64
 }
 
 // System is a built, runnable platform.
@@ -60,6 +70,9 @@ type System struct {
 	counters []stats.Counters
 	stalls   []stats.Stalls
 	capacity int // pages per GPU
+	log      zerolog.Logger
+
+	progressHook *progressHook
 }
 
 // capacityPages is the number of pages each GPU may hold: gpu.memory, or
@@ -118,7 +131,7 @@ func setupWorkload(w benchmarks.Workload, o Options, traits pagepolicy.Traits) (
 	if traits.Untagged {
 		tag.ConfigBit = 0
 	}
-	params := benchmarks.Params{GPUs: c.GPUs, Scale: o.Scale, Size: o.Size, Iterations: o.Iterations, Seed: o.Seed}
+	params := o.params()
 	for {
 		alloc, err := objtable.NewAllocator(tag, max(uint64(c.PageSize), 2<<20))
 		if err != nil {
@@ -141,6 +154,11 @@ func setupWorkload(w benchmarks.Workload, o Options, traits pagepolicy.Traits) (
 		}
 		return alloc, kernels, nil
 	}
+}
+
+// params is what the workload is sized from.
+func (o Options) params() benchmarks.Params {
+	return benchmarks.Params{GPUs: o.Config.GPUs, Scale: o.Scale, Size: o.Size, Iterations: o.Iterations, Seed: o.Seed}
 }
 
 // Build validates the options and builds the system.
@@ -171,9 +189,17 @@ func Build(o Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &System{opts: o, engine: newEngine(), alloc: alloc, capacity: capacity}
+	s := &System{opts: o, engine: newEngine(), alloc: alloc, capacity: capacity, log: runLogger(o)}
 	if err := s.build(traits, kernels); err != nil {
 		return nil, err
+	}
+	s.installProgress()
+	if note := benchmarks.ClampNote(w, o.params(), alloc.Footprint()); note != "" {
+		s.log.Warn().Msg(note)
+	}
+	if e := s.log.Debug(); e.Enabled() {
+		e.Int("kernels", len(kernels)).Int("objects", len(alloc.Objects())).Uint64("footprint_bytes", alloc.Footprint()).
+			Int("capacity_pages", capacity).Msg("system built")
 	}
 	return s, nil
 }
@@ -194,7 +220,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		bufSize, delay = s.opts.directBuffer, sim.VTimeInSec(1e-9)
 	}
 	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithBufferSize(bufSize).WithRecvDelay(delay).WithGPUs(n).WithConfig(c.UVM).WithPolicy(s.opts.Policy, c.Policy).
-		WithPages(pageSize, pages).WithCounters(cptr).WithCapacity(s.capacity).
+		WithPages(pageSize, pages).WithCounters(cptr).WithCapacity(s.capacity).WithLogger(s.log).
 		WithObjectLookup(func(ptr uint64) int {
 			if o := s.alloc.ObjectAt(objtable.Strip(ptr)); o != nil {
 				return o.ID
@@ -246,7 +272,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 	}
 	s.runner = &runner{engine: s.engine, kernels: kernels, scheme: c.Distribution, gpus: s.gpus,
 		driver: driver, alloc: s.alloc, launch: sim.VTimeInSec(c.KernelLaunchNs * 1e-9),
-		onLaunch: s.opts.Launches, cus: c.GPU.CUs}
+		onLaunch: s.opts.Launches, cus: c.GPU.CUs, log: s.log}
 	var obs observers
 	if c.Check {
 		s.check = uvm.NewChecker(driver.Policy().Name(), n, pages, driver.Table(), localView(s.gmmus))
@@ -331,6 +357,7 @@ func (s *System) Run() (*Result, error) {
 			return nil, err
 		}
 	}
+	s.finishProgress()
 	res := s.result()
 	res.wall = time.Since(start)
 	return res, nil

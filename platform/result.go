@@ -2,6 +2,7 @@ package platform
 
 import (
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -216,23 +219,142 @@ func (r *Result) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// CSVHeader and CSVRow give the result as one flat CSV row: identity, sim
-// time, totals and stalls.
-func CSVHeader() string {
-	return "workload,policy,gpus,seed,scale,version,sim_time_ns," + strings.Join(counterNames(), ",") +
-		",stall_local_walk_ns,stall_host_fault_ns,stall_migration_ns,stall_remote_access_ns,stall_duplication_ns,stall_write_collapse_ns"
+// The CSV form of results is one row per result and one column per value,
+// so that pandas and R read it without parsing any cell: first the fixed
+// columns (csvFixedHeader), then one column per config key any row sets
+// (Result.Sets: --set, a sweep's sets), then one per policy stat any row
+// has. A set-key cell holds the row's effective value of that key; a row
+// lacking a policy stat leaves its cell empty.
+
+// stallNames are the stall columns, in Stalls' order.
+var stallNames = []string{"stall_local_walk_ns", "stall_host_fault_ns", "stall_migration_ns", "stall_remote_access_ns", "stall_duplication_ns", "stall_write_collapse_ns"}
+
+// csvCoreHeader is the run's identity, sim time, totals and stalls.
+func csvCoreHeader() []string {
+	h := []string{"workload", "policy", "gpus", "seed", "scale", "version", "sim_time_ns"}
+	return append(append(h, counterNames()...), stallNames...)
 }
 
-// CSVRow is the row matching CSVHeader.
-func (r *Result) CSVRow() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s,%s,%d,%d,%g,%s,%.0f", r.Workload, r.Policy, r.GPUs, r.Seed, r.Scale, r.Version, r.SimTimeNs)
+func (r *Result) csvCoreRow() []string {
+	row := []string{r.Workload, r.Policy, strconv.Itoa(r.GPUs), strconv.FormatUint(r.Seed, 10), fmt.Sprintf("%g", r.Scale), r.Version, fmt.Sprintf("%.0f", r.SimTimeNs)}
 	for _, v := range counterValues(&r.Totals) {
-		fmt.Fprintf(&b, ",%d", v)
+		row = append(row, strconv.FormatUint(v, 10))
 	}
 	s := r.Stalls
-	fmt.Fprintf(&b, ",%.0f,%.0f,%.0f,%.0f,%.0f,%.0f", s.LocalWalk, s.HostFault, s.Migration, s.RemoteAccess, s.Duplication, s.WriteCollapse)
-	return b.String()
+	for _, v := range []float64{s.LocalWalk, s.HostFault, s.Migration, s.RemoteAccess, s.Duplication, s.WriteCollapse} {
+		row = append(row, fmt.Sprintf("%.0f", v))
+	}
+	return row
+}
+
+// csvFixedHeader is every column a row always has: the core columns and
+// the settings the paper's figures vary, as effective values (page_size in
+// bytes).
+func csvFixedHeader() []string {
+	return append(csvCoreHeader(), "size", "iterations", "page_size", "placement", "oversubscribe")
+}
+
+func (r *Result) csvFixedRow() []string {
+	return append(r.csvCoreRow(), r.Size, strconv.Itoa(r.Iterations), strconv.FormatUint(uint64(r.Config.PageSize), 10),
+		r.Config.Placement, fmt.Sprintf("%g", r.Config.Oversubscribe))
+}
+
+// CSVHeader and CSVRow give a result's core columns (identity, sim time,
+// totals and stalls) as one CSV line each, without the settings, set-key
+// and policy-stat columns WriteCSV adds.
+func CSVHeader() string { return csvLine(csvCoreHeader()) }
+
+// CSVRow is the row matching CSVHeader.
+func (r *Result) CSVRow() string { return csvLine(r.csvCoreRow()) }
+
+// csvLine is one CSV record, quoted as encoding/csv quotes it, without
+// the line end.
+func csvLine(fields []string) string {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	_ = w.Write(fields) // a strings.Builder does not fail
+	w.Flush()
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// csvColumns names WriteCSV's columns for these results: the fixed ones,
+// then each set key (sorted), then each policy stat (sorted, as
+// policy_stats.<name>). A set key's column is the key itself
+// ("policy.reset_threshold"), or set.<key> when that names a column
+// already ("set.page_size": the page_size column is the effective value);
+// setCols and statCols map each key and stat to its column index.
+func csvColumns(results []*Result) (header []string, setCols, statCols map[string]int) {
+	header = csvFixedHeader()
+	taken := map[string]bool{}
+	for _, h := range header {
+		taken[h] = true
+	}
+	add := func(name, prefix string) int {
+		for taken[name] {
+			name = prefix + name
+		}
+		taken[name] = true
+		header = append(header, name)
+		return len(header) - 1
+	}
+	setCols, statCols = map[string]int{}, map[string]int{}
+	var sets, stats []string
+	for _, r := range results {
+		for k := range r.Sets {
+			if _, ok := setCols[k]; !ok {
+				setCols[k] = -1
+				sets = append(sets, k)
+			}
+		}
+		for k := range r.PolicyStats {
+			if _, ok := statCols[k]; !ok {
+				statCols[k] = -1
+				stats = append(stats, k)
+			}
+		}
+	}
+	slices.Sort(sets)
+	slices.Sort(stats)
+	for _, k := range sets {
+		setCols[k] = add(k, "set.")
+	}
+	for _, k := range stats {
+		statCols[k] = add("policy_stats."+k, "stat.")
+	}
+	return header, setCols, statCols
+}
+
+// WriteCSV writes results as one CSV table (see csvColumns), one row per
+// result in the given order. Every cell holds one value; encoding/csv
+// quotes any that holds a comma, quote or line break.
+func WriteCSV(w io.Writer, results []*Result) error {
+	header, setCols, statCols := csvColumns(results)
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	for _, r := range results {
+		row := make([]string, len(header))
+		copy(row, r.csvFixedRow())
+		// A set key's cell is the run's effective value, not the text it
+		// was given: runs are cached without their Sets, so a row may come
+		// from a run that reached the same config another way.
+		for k, col := range setCols {
+			if v, err := r.Config.Get(k); err == nil {
+				row[col] = v
+			} else {
+				row[col] = r.Sets[k]
+			}
+		}
+		for k, v := range r.PolicyStats {
+			row[statCols[k]] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 // counterNames and counterValues walk stats.Counters by its JSON tags so the

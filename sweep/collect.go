@@ -70,7 +70,8 @@ func Collect(dir string) (Collection, error) {
 	return c, nil
 }
 
-// Sets renders a result's overrides as "k=v;k=v", sorted.
+// Sets renders a result's overrides as "k=v;k=v", sorted: Collect's sort
+// key. The CSV gives each key its own column instead.
 func Sets(r *platform.Result) string {
 	var kv []string
 	for k, v := range r.Sets {
@@ -84,22 +85,10 @@ func rowKey(r *platform.Result) string {
 	return fmt.Sprintf("%s\x00%s\x00%s\x00%04d\x00%020d\x00%g", r.Workload, Sets(r), r.Policy, r.GPUs, r.Seed, r.Scale)
 }
 
-// WriteCSV writes one row per result: the run's identity, the settings the
-// paper's figures vary, sim time, counters, stalls and the policy's stats.
+// WriteCSV writes the merged table of a sweep, one row per result: the
+// run's identity, the settings the paper's figures vary, sim time,
+// counters, stalls, then one column per set key and one per policy stat
+// (platform.WriteCSV).
 func WriteCSV(w io.Writer, results []*platform.Result) error {
-	if _, err := fmt.Fprintln(w, platform.CSVHeader()+",size,iterations,page_size,placement,oversubscribe,sets,policy_stats"); err != nil {
-		return err
-	}
-	for _, r := range results {
-		var ps []string
-		for k, v := range r.PolicyStats {
-			ps = append(ps, fmt.Sprintf("%s=%g", k, v))
-		}
-		sort.Strings(ps)
-		if _, err := fmt.Fprintf(w, "%s,%s,%d,%d,%s,%g,%s,%s\n", r.CSVRow(), r.Size, r.Iterations, uint64(r.Config.PageSize),
-			r.Config.Placement, r.Config.Oversubscribe, Sets(r), strings.Join(ps, ";")); err != nil {
-			return err
-		}
-	}
-	return nil
+	return platform.WriteCSV(w, results)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -369,5 +371,37 @@ func TestSweepInterruptKeepsResultsAndSaysSo(t *testing.T) {
 	code, out, errs := mgpu("sweep", spec, "--results", res, "--jobs", "1")
 	if code != 0 || !strings.Contains(out, strconv.Itoa(8-kept)+" done now") || !strings.Contains(out, strconv.Itoa(kept)+" already done") {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// A scale below the workload's smallest shape still runs, but says so: the
+// result is not at the size asked for.
+func TestTinyScaleWarns(t *testing.T) {
+	code, _, errs := mgpu("run", "--workload", "fft", "--gpus", "2", "--scale", "1e-300")
+	if code != 0 || !strings.Contains(errs, "smallest shape") || !strings.Contains(errs, "4.03KB") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := mgpu("run", "--workload", "fft", "--gpus", "2", "--scale", "0.05"); code != 0 || errs != "" {
+		t.Fatalf("a scale that fits: exit %d, stderr %q", code, errs)
+	}
+}
+
+// run --csv gives every --set key its own column, as a sweep's CSV does.
+func TestRunCSVSetColumns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.csv")
+	if code, _, errs := mgpu("run", "--workload", "fft", "--gpus", "2", "--scale", "0.05", "--set", "policy.reset_threshold=4", "--csv", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	i := slices.Index(recs[0], "policy.reset_threshold")
+	if i < 0 || recs[1][i] != "4" {
+		t.Fatalf("no policy.reset_threshold column holding 4:\n%s", b)
 	}
 }

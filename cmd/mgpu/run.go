@@ -9,8 +9,8 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"time"
 
-	"github.com/rs/zerolog"
 	"github.com/rs/zerolog/log"
 
 	"github.com/mgpu-sim/mgpu/atomicfile"
@@ -139,7 +139,7 @@ func visited(fs *flag.FlagSet, name string) bool {
 type runFlags struct {
 	workloadFlags
 	policy, out, csv, logLevel string
-	cpuProfile                 string
+	cpuProfile, progress       string
 	oversubscribe              float64
 	check                      bool
 }
@@ -153,7 +153,8 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, *flag.FlagSet, e
 	fs.BoolVar(&f.check, "check", false, "coherence checking mode (slower)")
 	fs.StringVar(&f.out, "out", "", "write the JSON result here")
 	fs.StringVar(&f.csv, "csv", "", "write a one-row CSV result here")
-	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
+	addLogLevelFlag(fs, &f.logLevel)
+	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr (simulated time, kernels, faults): auto (when stderr is a terminal, after 2 s), on, off")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the simulation here")
 	if err := noArgs(fs, args, stdout); err != nil {
 		return nil, nil, err
@@ -199,18 +200,24 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	lvl, err := zerolog.ParseLevel(f.logLevel)
-	if err != nil || f.logLevel == "" {
-		return badInput("--log-level %q: valid levels are debug, info, warn, error", f.logLevel)
+	term, err := setupLogging(f.logLevel, stderr)
+	if err != nil {
+		return err
 	}
-	zerolog.SetGlobalLevel(lvl)
-	log.Logger = zerolog.New(zerolog.ConsoleWriter{Out: stderr}).With().Timestamp().Logger()
+	prog, err := newProgressLine(f.progress, term)
+	if err != nil {
+		return err
+	}
 	cfg, err := f.buildConfig(fs)
 	if err != nil {
 		return err
 	}
 	opts := platform.Options{Workload: f.workload, Policy: f.policy, Seed: f.seed, Scale: f.scale,
 		Size: f.size, Iterations: f.iterations, Config: cfg, Sets: f.setMap()}
+	if prog != nil {
+		opts.Progress = prog.update
+		defer prog.finish()
+	}
 	log.Info().Str("workload", f.workload).Str("policy", f.policy).Int("gpus", cfg.GPUs).Msg("building")
 	sys, err := platform.Build(opts)
 	if err != nil {
@@ -237,7 +244,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if prog != nil {
+		prog.start = time.Now() // the simulation, not the build
+	}
 	res, err := sys.Run()
+	if prog != nil {
+		prog.finish()
+	}
 	if err != nil {
 		return err
 	}
@@ -250,8 +263,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if f.csv != "" {
 		if err := atomicfile.Write(f.csv, func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "%s\n%s\n", platform.CSVHeader(), res.CSVRow())
-			return err
+			return platform.WriteCSV(w, []*platform.Result{res})
 		}); err != nil {
 			return err
 		}
@@ -271,4 +283,62 @@ func printSummary(w io.Writer, r *platform.Result) {
 	s := r.Stalls
 	fmt.Fprintf(w, "  stalls (ms)      walk %.3f  host %.3f  migration %.3f  remote %.3f  dup %.3f  collapse %.3f\n",
 		s.LocalWalk/1e6, s.HostFault/1e6, s.Migration/1e6, s.RemoteAccess/1e6, s.Duplication/1e6, s.WriteCollapse/1e6)
+}
+
+// progressDelay is how long a run goes before --progress auto shows its
+// progress line: a short run shows none.
+const progressDelay = 2 * time.Second
+
+// progressLine is run's progress on stderr: one line, rewritten in place
+// at most every progressEvery, and erased when the run ends.
+type progressLine struct {
+	term         *terminal
+	delay        time.Duration
+	start, drawn time.Time
+}
+
+const progressEvery = 250 * time.Millisecond
+
+// newProgressLine reads --progress: nil when off, or when auto and stderr
+// is not a terminal; auto shows the line after progressDelay, on from the
+// start.
+func newProgressLine(mode string, term *terminal) (*progressLine, error) {
+	p := &progressLine{term: term, start: time.Now()}
+	switch mode {
+	case "auto":
+		if !term.tty {
+			return nil, nil
+		}
+		p.delay = progressDelay
+	case "on":
+	case "off":
+		return nil, nil
+	default:
+		return nil, badInput("--progress %q: valid values are auto, on, off", mode)
+	}
+	return p, nil
+}
+
+// update is platform.Options.Progress. It runs on the simulating goroutine
+// every platform.ProgressEvents events, so it only reads the clock.
+func (p *progressLine) update(pr platform.Progress) {
+	if pr.Done {
+		return
+	}
+	now := time.Now()
+	if now.Sub(p.start) < p.delay || now.Sub(p.drawn) < progressEvery {
+		return
+	}
+	p.drawn = now
+	p.term.setStatus(formatProgress(pr, now.Sub(p.start)))
+}
+
+// finish erases the line.
+func (p *progressLine) finish() { p.term.clearStatus() }
+
+// formatProgress is the progress line, e.g.
+// "simulated 1.234 ms  kernel 3/20  page faults 4567  wall 12s".
+func formatProgress(p platform.Progress, wall time.Duration) string {
+	return fmt.Sprintf("simulated %.3f ms  kernels %d/%d done  page faults %d  wall %s",
+		p.SimTimeNs/1e6, p.Kernels, p.KernelsTotal, p.PageFaults, wall.Round(time.Second))
 }

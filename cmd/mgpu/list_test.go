@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mgpu-sim/mgpu/platform"
+)
+
+// repoConfig is the shipped config file, seen from this package's directory.
+var repoConfig = filepath.Join("..", "..", filepath.FromSlash(configFile))
+
+// TestConfigFileIsListYAML keeps configs/oasis-4gpu.yaml byte-identical to
+// 'mgpu list --yaml', so a changed default or source reaches the file.
+func TestConfigFileIsListYAML(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"list", "--yaml"}, &out, &errb); code != 0 {
+		t.Fatalf("list --yaml: exit %d: %s", code, errb.String())
+	}
+	want, err := os.ReadFile(repoConfig)
+	if err != nil {
+		t.Fatalf("%v; create it with: make configs", err)
+	}
+	if got := out.Bytes(); !bytes.Equal(got, want) {
+		g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		i := 0
+		for i < len(g) && i < len(w) && g[i] == w[i] {
+			i++
+		}
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		t.Errorf("%s is out of date with 'mgpu list --yaml'; regenerate it with\n\tmake configs\n(or: go build -o bin/mgpu ./cmd/mgpu && bin/mgpu list --yaml > %s)\nfirst difference, line %d:\n\tmgpu list --yaml: %q\n\tthe file:         %q",
+			configFile, configFile, i+1, gl, wl)
+	}
+}
+
+// TestConfigFileHoldsEveryKey: loading the shipped file gives exactly the
+// default config, and it names every key in its nested form.
+func TestConfigFileHoldsEveryKey(t *testing.T) {
+	got, err := platform.LoadConfig(repoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := platform.DefaultConfig(); got != want {
+		t.Errorf("%s loads to\n%+v\nwant the defaults\n%+v", configFile, got, want)
+	}
+	data, err := os.ReadFile(repoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	for _, k := range platform.Keys(platform.DefaultConfig()) {
+		name := k.Key[strings.LastIndexByte(k.Key, '.')+1:]
+		if !strings.Contains(text, "\n"+strings.Repeat("  ", strings.Count(k.Key, "."))+name+": "+k.Value+" ") {
+			t.Errorf("%s lacks %s: %s", configFile, k.Key, k.Value)
+		}
+		if !strings.Contains(text, "# "+k.Doc+"\n") {
+			t.Errorf("%s lacks the source of %s: %q", configFile, k.Key, k.Doc)
+		}
+	}
+	for _, want := range []string{"mgpu run --policy oasis --config configs/oasis-4gpu.yaml", "--policy", "oasis-inmem"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s header lacks %q", configFile, want)
+		}
+	}
+}
+
+// TestConfigDottedKeyIsInputError: a dotted key in a --config file exits 2
+// and shows the nested form to write.
+func TestConfigDottedKeyIsInputError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(path, []byte("gpus: 2\ngpu.memory: 8GB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"run", "characterize"} {
+		var out, errb bytes.Buffer
+		code := run([]string{cmd, "--workload", "private", "--scale", "0.05", "--config", path, "--out", filepath.Join(t.TempDir(), "x")}, &out, &errb)
+		if code != 2 {
+			t.Fatalf("%s: exit %d, want 2; stderr: %s", cmd, code, errb.String())
+		}
+		for _, want := range []string{path + ":2:", `"gpu.memory" is dotted`, "gpu:\n  memory: 8GB\n"} {
+			if !strings.Contains(errb.String(), want) {
+				t.Errorf("%s: stderr %q lacks %q", cmd, errb.String(), want)
+			}
+		}
+	}
+}
+
+func TestListYAMLFlag(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"list", "--help"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "-yaml") {
+		t.Errorf("list --help: exit %d, lacks -yaml:\n%s", code, out.String())
+	}
+	out.Reset()
+	if code := run([]string{"list", "--yaml", "extra"}, &out, &errb); code != 2 {
+		t.Errorf("list --yaml extra: exit %d, want 2", code)
+	}
+}
