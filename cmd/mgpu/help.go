@@ -37,9 +37,9 @@ var helps = map[string]help{
 		example: "mgpu run --workload mm --policy oasis --gpus 4 --scale 0.2 --out mm-oasis.json",
 	},
 	"list": {
-		usage:   "mgpu list",
-		about:   "Lists the workloads, policies, distribution schemes, and every config key\nwith its default and the source of that default.",
-		example: "mgpu list | grep uvm.",
+		usage:   "mgpu list [--yaml]",
+		about:   "Lists the workloads, policies, distribution schemes, and every config key\nwith its default and the source of that default. --yaml prints the keys as a\nconfig file (configs/oasis-4gpu.yaml is this output).",
+		example: "mgpu list | grep uvm.\n  mgpu list --yaml > my.yaml",
 	},
 	"sweep": {
 		usage:   "mgpu sweep SPEC.yaml [--jobs N] [--results DIR] [--emit slurm|list] [--tasks T --task i]",
