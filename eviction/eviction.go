@@ -24,7 +24,9 @@ const (
 )
 
 // Names lists the eviction policies New accepts.
-func Names() []string { return []string{LRM2MB, LRU4KB} }
+func Names() []string {
+	return []string{LRM2MB, LRU4KB, LRU2MB, Random4KB, LFU2MB, SequentialLocal, TBN, LinearRandom}
+}
 
 // Policy orders the resident pages of each GPU for eviction.
 type Policy interface {
@@ -47,16 +49,54 @@ type Toucher interface {
 }
 
 // New returns the named policy for gpus GPUs and pages pages; pagesPerChunk
-// is the chunk size in pages (2 MB / page size, at least 1).
+// is the chunk size in pages (2 MB / page size, at least 1). The basic block
+// is pagesPerChunk/32 pages (64 KB of a 2 MB chunk; at least 1) and the
+// random policies use seed 1; NewWith sets both.
 func New(name string, gpus int, pages uint64, pagesPerChunk uint64) (Policy, error) {
 	if pagesPerChunk < 1 {
 		pagesPerChunk = 1
 	}
+	return NewWith(name, Options{GPUs: gpus, Pages: pages, PagesPerChunk: pagesPerChunk,
+		PagesPerBlock: max(1, pagesPerChunk/32), Seed: 1})
+}
+
+// Options sizes a policy.
+type Options struct {
+	GPUs  int
+	Pages uint64 // page numbers are 0..Pages-1
+	// PagesPerChunk is the chunk (2 MB / page size): the unit of lrm-2mb,
+	// lru-2mb and lfu-2mb and the root of tbn's tree.
+	PagesPerChunk uint64
+	// PagesPerBlock is the basic block (64 KB / page size): the unit of
+	// sequential-local, tbn and linear-random, and the leaf of tbn's tree.
+	PagesPerBlock uint64
+	// Seed seeds random-4kb and linear-random: a seed and a history of
+	// calls give the same victims.
+	Seed uint64
+}
+
+// NewWith returns the named policy sized by o.
+func NewWith(name string, o Options) (Policy, error) {
+	if o.PagesPerChunk < 1 || o.PagesPerBlock < 1 {
+		return nil, fmt.Errorf("eviction: %d pages per chunk and %d per basic block: both must be at least 1", o.PagesPerChunk, o.PagesPerBlock)
+	}
 	switch name {
 	case LRM2MB:
-		return newChunkLRM(gpus, pages, pagesPerChunk), nil
+		return newChunkLRM(o.GPUs, o.Pages, o.PagesPerChunk), nil
 	case LRU4KB:
-		return newPageLRU(gpus, pages), nil
+		return newPageLRU(o.GPUs, o.Pages), nil
+	case LRU2MB:
+		return newChunkLRU(o), nil
+	case LFU2MB:
+		return newChunkLFU(o), nil
+	case Random4KB:
+		return newRandom4KB(o), nil
+	case SequentialLocal:
+		return newSeqLocal(o), nil
+	case TBN:
+		return newTBN(o)
+	case LinearRandom:
+		return newLinearRandom(o), nil
 	}
 	return nil, fmt.Errorf("unknown eviction policy %q: valid policies are %s", name, strings.Join(Names(), ", "))
 }
