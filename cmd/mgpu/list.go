@@ -24,7 +24,11 @@ func cmdList(args []string, w io.Writer) error {
 	fmt.Fprintln(tw, "WORKLOADS")
 	for _, n := range benchmarks.Names() {
 		wl, _ := benchmarks.New(n)
-		fmt.Fprintf(tw, "  %s\t%s\n", n, wl.Description())
+		desc := wl.Description()
+		if c := benchmarks.ClassOf(wl); c != "" { // the Early-Adaptor access class
+			desc = "[" + c + "] " + desc
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", n, desc)
 	}
 	fmt.Fprintln(tw, "\nPOLICIES")
 	for _, n := range pagepolicy.Names() {

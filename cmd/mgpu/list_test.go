@@ -104,3 +104,20 @@ func TestListYAMLFlag(t *testing.T) {
 		t.Errorf("list --yaml extra: exit %d, want 2", code)
 	}
 }
+
+// mgpu list shows each oversubscription workload's Early-Adaptor class, and
+// none for the OASIS workloads, which no paper classes.
+func TestListShowsClass(t *testing.T) {
+	code, out, errs := mgpu("list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"2dconv       [regular]", "atax         [irregular]", "rbfs         [mixed]", "ra           [irregular]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "mm           [") {
+		t.Errorf("mm shows a class")
+	}
+}

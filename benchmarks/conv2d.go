@@ -1,0 +1,112 @@
+package benchmarks
+
+import "github.com/mgpu-sim/mgpu/objtable"
+
+// Convolution2D is PolyBench/GPU's 2DCONV (Convolution2D_kernel) as
+// UVMSmart ports it and Early-Adaptor runs it: B = a 3x3 convolution of A.
+//
+// Shape: square float32 matrices of side n (NI = NJ), a multiple of 32,
+// whose two arrays come closest to the footprint (Conv2DSize times
+// Params.Scale): n = 5888 at scale 1 (264.5 MB), 33280 at scale 32 (EA's
+// 8445 MB). UVMSmart's own input, n = 1024, is scale 0.03.
+//
+// Objects, in allocation (ID) order:
+//
+//	0 "A" n*n float32, read only
+//	1 "B" n*n float32, write only (its border is never written)
+//
+// One kernel, Convolution2D_kernel: a grid of (n/32) x (n/8) blocks of
+// 32x8 threads (DIM_THREAD_BLOCK_X, _Y), workgroup wg = by*(n/32) + bx
+// (x fastest). Thread (tx, ty) computes B[i][j], i = 8*by + ty, j = 32*bx
+// + tx, when 0 < i < n-1 and 0 < j < n-1. Wavefront wf holds block rows
+// 2wf and 2wf+1 (lane 32*(ty-2wf) + tx) and issues 10 instructions:
+//
+//  1. nine loads of A[i+di][j+dj], in the kernel's order (di, then dj,
+//     from -1 to 1): each two rows of 32 consecutive floats;
+//  2. the store of B[i][j].
+//
+// That is n*n/64 wavefronts x 10 = 5.4M instructions at scale 1.
+//
+// Class: regular (Early-Adaptor Table II).
+type Convolution2D struct{}
+
+const (
+	// convBlockX and convBlockY are PolyBench's DIM_THREAD_BLOCK_X, _Y.
+	convBlockX = 32
+	convBlockY = 8
+	// convRows is the block rows one wavefront holds.
+	convRows = WavefrontSize / convBlockX
+	// convFMACycles is the nine multiply-adds before the store.
+	convFMACycles = 9 * 4
+)
+
+func init() {
+	Register("2dconv", func() Workload { return Convolution2D{} })
+}
+
+// Name implements Workload.
+func (Convolution2D) Name() string { return "2dconv" }
+
+// Description implements Workload.
+func (Convolution2D) Description() string {
+	return "PolyBench/GPU 2DCONV: 3x3 convolution of an n x n matrix, 32x8 blocks, one kernel"
+}
+
+// PaperSize implements Sized.
+func (Convolution2D) PaperSize() PaperSize { return Conv2DSize }
+
+// Class implements Classed.
+func (Convolution2D) Class() string { return ClassRegular }
+
+// Conv2DSide returns the matrix side 2dconv uses for p.
+func Conv2DSide(p Params) (int, error) {
+	fp, err := Conv2DSize.Footprint(p)
+	if err != nil {
+		return 0, err
+	}
+	return fitSide(fp, convBlockX, func(n int) uint64 { return 2 * floatBytes * uint64(n) * uint64(n) }), nil
+}
+
+// Setup implements Workload.
+func (Convolution2D) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
+	n, err := Conv2DSide(p)
+	if err != nil {
+		return nil, err
+	}
+	bytes := uint64(n) * uint64(n) * floatBytes
+	a, err := alloc.MallocManaged(bytes, "A")
+	if err != nil {
+		return nil, err
+	}
+	b := alloc.MustMalloc(bytes, "B")
+	gx := n / convBlockX
+	return []Kernel{{
+		Name: "Convolution2D_kernel", Args: lastObjects(alloc, 2),
+		Workgroups: gx * (n / convBlockY), WavefrontsPerWorkgroup: convBlockX * convBlockY / WavefrontSize,
+		Wavefront: func(wg, wf, _ int) Stream {
+			i0 := wg/gx*convBlockY + wf*convRows
+			j0 := wg % gx * convBlockX
+			return &Loop{N: 10, Gen: func(k int, in *Instruction) {
+				base, di, dj := a, k/3-1, k%3-1
+				switch {
+				case k == 0:
+					in.Compute = indexCycles
+				case k < 9:
+					in.Compute = loadCycles
+				default:
+					base, di, dj = b, 0, 0
+					in.Compute = convFMACycles
+					in.Write = true
+				}
+				for r := 0; r < convRows; r++ {
+					i := i0 + r
+					for c := 0; c < convBlockX; c++ {
+						if j := j0 + c; i > 0 && i < n-1 && j > 0 && j < n-1 {
+							addLane(in, elem(base, (i+di)*n+j+dj, floatBytes))
+						}
+					}
+				}
+			}}
+		},
+	}}, nil
+}

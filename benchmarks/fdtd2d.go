@@ -1,0 +1,190 @@
+package benchmarks
+
+import "github.com/mgpu-sim/mgpu/objtable"
+
+// FDTD2D is PolyBench/GPU's FDTD-2D (2-D finite-difference time-domain
+// electromagnetics) as UVMSmart ports it and Early-Adaptor runs it: tmax
+// time steps of three kernels each.
+//
+// Shape: square fields of side n (NX = NY), a multiple of 32, whose four
+// arrays come closest to the footprint (FDTD2DSize times Params.Scale):
+// n = 4800 at scale 1 (263.7 MB), 27168 at scale 32 (EA's 8445 MB).
+// UVMSmart's own input, n = 1200, is scale 0.063.
+//
+// Objects, in allocation (ID) order:
+//
+//	0 "_fict_" tmax float32, the source term, read one element per step
+//	1 "ex"     n*(n+1) float32 (row pitch n+1)
+//	2 "ey"     (n+1)*n float32
+//	3 "hz"     n*n float32
+//
+// Each time step t launches three kernels over a grid of (n/32) x (n/8)
+// blocks of 32x8 threads, mapped as in 2dconv (see Convolution2D): thread
+// (i, j), wavefront wf holding block rows 2wf and 2wf+1. Per wavefront:
+//
+//   - fdtd_step1_kernel (args _fict_, ex, ey, hz): the lanes of row 0 load
+//     _fict_[t] (one address) and store ey[0][j]; that branch exists only
+//     in the wavefront holding row 0. The other lanes load ey[i][j],
+//     hz[i][j], hz[i-1][j] and store ey[i][j]: 4 instructions (6 in the
+//     top wavefront);
+//   - fdtd_step2_kernel (ex, ey, hz): lanes with j > 0 load ex[i][j],
+//     hz[i][j], hz[i][j-1] and store ex[i][j]: 4;
+//   - fdtd_step3_kernel (ex, ey, hz): load hz[i][j], ex[i][j+1], ex[i][j],
+//     ey[i+1][j], ey[i][j], store hz[i][j]: 6.
+//
+// tmax is 5 by default, UVMSmart's setting (PolyBench's is 500);
+// Params.Iterations sets it. That is n*n/64 x 14 = 5.0M instructions per
+// step, 25M at scale 1.
+//
+// Class: regular (Early-Adaptor Table II).
+type FDTD2D struct{}
+
+// fdtdSteps is the default tmax, UVMSmart's fdtd2d.cu (#define tmax 5).
+const fdtdSteps = 5
+
+// fdtdFlopCycles is the update arithmetic before a store.
+const fdtdFlopCycles = 16
+
+func init() {
+	Register("fdtd2d", func() Workload { return FDTD2D{} })
+}
+
+// Name implements Workload.
+func (FDTD2D) Name() string { return "fdtd2d" }
+
+// Description implements Workload.
+func (FDTD2D) Description() string {
+	return "PolyBench/GPU FDTD-2D: 3 stencil kernels per time step over ex, ey, hz (5 steps)"
+}
+
+// PaperSize implements Sized.
+func (FDTD2D) PaperSize() PaperSize { return FDTD2DSize }
+
+// Class implements Classed.
+func (FDTD2D) Class() string { return ClassRegular }
+
+// FDTD2DShape returns the field side and the number of time steps fdtd2d
+// uses for p.
+func FDTD2DShape(p Params) (n, tmax int, err error) {
+	tmax = fdtdSteps
+	if p.Iterations > 0 {
+		tmax = p.Iterations
+	}
+	fp, err := FDTD2DSize.Footprint(p)
+	if err != nil {
+		return 0, 0, err
+	}
+	n = fitSide(fp, convBlockX, func(n int) uint64 {
+		return floatBytes * uint64(tmax+n*(n+1)+(n+1)*n+n*n)
+	})
+	return n, tmax, nil
+}
+
+// Lane sets of a grid access.
+const (
+	lanesAll   = iota
+	lanesRow0  // i == 0
+	lanesBelow // i > 0
+	lanesRight // j > 0
+	lanesOne   // one address, element dj of the array
+)
+
+// gridAccess is one instruction of a 2-D kernel: the threads in lanes
+// access element [i+di][j+dj] of the array at base with row pitch pitch.
+type gridAccess struct {
+	base          uint64
+	pitch, di, dj int
+	lanes         int
+	write         bool
+}
+
+// Setup implements Workload.
+func (FDTD2D) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
+	n, tmax, err := FDTD2DShape(p)
+	if err != nil {
+		return nil, err
+	}
+	fict, err := alloc.MallocManaged(uint64(tmax)*floatBytes, "_fict_")
+	if err != nil {
+		return nil, err
+	}
+	ex := alloc.MustMalloc(uint64(n)*uint64(n+1)*floatBytes, "ex")
+	ey := alloc.MustMalloc(uint64(n+1)*uint64(n)*floatBytes, "ey")
+	hz := alloc.MustMalloc(uint64(n)*uint64(n)*floatBytes, "hz")
+	id := lastObjects(alloc, 4)
+	var ks []Kernel
+	for t := 0; t < tmax; t++ {
+		top := []gridAccess{{base: fict, dj: t, lanes: lanesOne}, {base: ey, pitch: n, lanes: lanesRow0, write: true}}
+		step1 := []gridAccess{
+			{base: ey, pitch: n, lanes: lanesBelow}, {base: hz, pitch: n, lanes: lanesBelow},
+			{base: hz, pitch: n, di: -1, lanes: lanesBelow}, {base: ey, pitch: n, lanes: lanesBelow, write: true},
+		}
+		step2 := []gridAccess{
+			{base: ex, pitch: n + 1, lanes: lanesRight}, {base: hz, pitch: n, lanes: lanesRight},
+			{base: hz, pitch: n, dj: -1, lanes: lanesRight}, {base: ex, pitch: n + 1, lanes: lanesRight, write: true},
+		}
+		step3 := []gridAccess{
+			{base: hz, pitch: n}, {base: ex, pitch: n + 1, dj: 1}, {base: ex, pitch: n + 1},
+			{base: ey, pitch: n, di: 1}, {base: ey, pitch: n}, {base: hz, pitch: n, write: true},
+		}
+		ks = append(ks,
+			gridKernel("fdtd_step1_kernel", id, n, append(top, step1...), step1),
+			gridKernel("fdtd_step2_kernel", id[1:], n, step2, step2),
+			gridKernel("fdtd_step3_kernel", id[1:], n, step3, step3))
+	}
+	return ks, nil
+}
+
+// gridKernel is a launch over an n x n grid of 32x8 blocks in which each
+// wavefront issues ops, or first (which starts with the row-0 branch) if
+// it holds row 0.
+func gridKernel(name string, args []int, n int, first, ops []gridAccess) Kernel {
+	gx := n / convBlockX
+	return Kernel{
+		Name: name, Args: args,
+		Workgroups: gx * (n / convBlockY), WavefrontsPerWorkgroup: convBlockX * convBlockY / WavefrontSize,
+		Wavefront: func(wg, wf, _ int) Stream {
+			i0 := wg/gx*convBlockY + wf*convRows
+			j0 := wg % gx * convBlockX
+			list := ops
+			if i0 == 0 {
+				list = first
+			}
+			return &Loop{N: len(list), Gen: func(k int, in *Instruction) {
+				acc := list[k]
+				switch {
+				case k == 0:
+					in.Compute = indexCycles
+				case acc.write:
+					in.Compute = fdtdFlopCycles
+				default:
+					in.Compute = loadCycles
+				}
+				in.Write = acc.write
+				fillGrid(in, acc, i0, j0)
+			}}
+		},
+	}
+}
+
+// fillGrid adds the lanes of acc for the wavefront holding rows i0 and
+// i0+1, columns j0 .. j0+31.
+func fillGrid(in *Instruction, acc gridAccess, i0, j0 int) {
+	if acc.lanes == lanesOne {
+		addLane(in, elem(acc.base, acc.dj, floatBytes))
+		return
+	}
+	for r := 0; r < convRows; r++ {
+		i := i0 + r
+		for c := 0; c < convBlockX; c++ {
+			j := j0 + c
+			switch {
+			case acc.lanes == lanesRow0 && i != 0,
+				acc.lanes == lanesBelow && i == 0,
+				acc.lanes == lanesRight && j == 0:
+				continue
+			}
+			addLane(in, elem(acc.base, (i+acc.di)*acc.pitch+j+acc.dj, floatBytes))
+		}
+	}
+}

@@ -1,0 +1,229 @@
+package benchmarks
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// uvmCase is one UVMSmart / Early-Adaptor workload: its class, objects in
+// ID order, scale-1 size, and its launches for an iteration count (0 the
+// default) or nil when it has no iterations.
+type uvmCase struct {
+	name     string
+	class    string
+	objects  []string
+	size     PaperSize
+	launches func(iters int) int
+}
+
+// perIteration is launches(iters) for k launches per iteration and def
+// iterations by default.
+func perIteration(k, def int) func(int) int {
+	return func(it int) int {
+		if it == 0 {
+			it = def
+		}
+		return k * it
+	}
+}
+
+var uvmCases = []uvmCase{
+	{"2dconv", ClassRegular, []string{"A", "B"}, Conv2DSize, nil},
+	{"atax", ClassIrregular, []string{"A", "x", "y", "tmp"}, ATAXSize, nil},
+	{"bicg", ClassIrregular, []string{"A", "r", "s", "p", "q"}, BICGSize, nil},
+	{"fdtd2d", ClassRegular, []string{"_fict_", "ex", "ey", "hz"}, FDTD2DSize, perIteration(3, fdtdSteps)},
+	{"hotspot", ClassRegular, []string{"MatrixTemp0", "MatrixTemp1", "MatrixPower"}, HotspotSize, perIteration(1, hsLaunches)},
+	{"pathfinder", ClassRegular, []string{"gpuResult0", "gpuResult1", "gpuWall"}, PathfinderSize, nil},
+	{"nw", ClassIrregular, []string{"referrence", "itemsets"}, NWSize, nil},
+	{"backprop", ClassRegular, []string{"input_units", "hidden_units", "output_units", "hidden_delta",
+		"output_delta", "target", "input_weights", "input_weights2", "hidden_weights", "input_prev_weights",
+		"hidden_prev_weights", "output_hidden_cuda", "hidden_partial_sum"}, BackpropSize, nil},
+	{"srad", ClassRegular, []string{"C_cuda", "E_C", "W_C", "S_C", "N_C", "J_shared"}, SRADSize, perIteration(2, sradIterations)},
+	{"rbfs", ClassMixed, []string{"graph_nodes", "graph_mask", "updating_graph_mask", "graph_visited",
+		"graph_edges", "cost", "d_over"}, RBFSSize, nil},
+	{"ra", ClassIrregular, []string{"Table"}, RASize, nil},
+}
+
+func TestUVMSmartRegistered(t *testing.T) {
+	for _, c := range uvmCases {
+		w, err := New(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Name() != c.name || w.Description() == "" || strings.Contains(w.Description(), "\n") {
+			t.Errorf("%s: Name %q, Description %q", c.name, w.Name(), w.Description())
+		}
+		if got := ClassOf(w); got != c.class || !slices.Contains(Classes(), got) {
+			t.Errorf("%s: class %q, want %q (one of %v)", c.name, got, c.class, Classes())
+		}
+		sz, ok := w.(Sized)
+		if !ok || sz.PaperSize() != c.size {
+			t.Errorf("%s: not Sized or PaperSize %+v, want %+v", c.name, sz, c.size)
+		}
+		if c.size.TableII != c.size.TableIII8 || c.size.TableII != c.size.TableIII16 {
+			t.Errorf("%s: columns differ: %+v", c.name, c.size)
+		}
+	}
+	for _, n := range []string{"mm", "bfs", "private"} {
+		if w, _ := New(n); ClassOf(w) != "" {
+			t.Errorf("%s has a class", n)
+		}
+	}
+}
+
+// TestUVMSmartSmall sets every workload up at a small scale on 1, 2 and 4
+// GPUs and drains every wavefront (drain checks that each lane lies in an
+// object with the right tag): objects in the documented order, kernel
+// arguments valid, work split by the platform's dispatcher (the gpu
+// argument is ignored, so the streams are the same on every GPU).
+func TestUVMSmartSmall(t *testing.T) {
+	for _, c := range uvmCases {
+		var hashes []uint64
+		for _, gpus := range []int{1, 2, 4} {
+			p := Params{GPUs: gpus, Scale: 0.01, Size: SizeAuto, Seed: 1}
+			a, ks := setupTest(t, c.name, p)
+			var names []string
+			for i, o := range a.Objects() {
+				names = append(names, o.Name)
+				if o.ID != i {
+					t.Fatalf("%s: object %d has ID %d", c.name, i, o.ID)
+				}
+			}
+			if !slices.Equal(names, c.objects) {
+				t.Fatalf("%s: objects %v, want %v", c.name, names, c.objects)
+			}
+			for ki, k := range ks {
+				if k.Workgroups < 1 || k.WavefrontsPerWorkgroup < 1 || len(k.Args) == 0 || k.Barrier || k.PerDevice {
+					t.Fatalf("%s kernel %d: %+v", c.name, ki, k)
+				}
+				for _, id := range k.Args {
+					if id < 0 || id >= len(a.Objects()) {
+						t.Fatalf("%s kernel %d: argument %d is no object", c.name, ki, id)
+					}
+				}
+				for wg := 0; wg < k.Workgroups; wg++ {
+					for wf := 0; wf < k.WavefrontsPerWorkgroup; wf++ {
+						if drain(t, a, k.Wavefront(wg, wf, wg%gpus), nil) == 0 {
+							t.Fatalf("%s kernel %d wg %d wf %d: empty", c.name, ki, wg, wf)
+						}
+					}
+				}
+			}
+			h, _ := streamHash(ks, gpus)
+			hashes = append(hashes, h)
+		}
+		if hashes[0] != hashes[1] || hashes[0] != hashes[2] {
+			t.Errorf("%s: the streams depend on the GPU count", c.name)
+		}
+	}
+}
+
+// TestUVMSmartFootprints checks scale 1 against the declared PaperSize
+// (within 3%, on 4, 8 and 16 GPUs: the columns are equal) and, for the
+// Early-Adaptor workloads, scale EAScales against EA's Table II.
+func TestUVMSmartFootprints(t *testing.T) {
+	for _, c := range uvmCases {
+		within := func(what string, got, want uint64) {
+			t.Helper()
+			if dev := math.Abs(float64(got)/float64(want) - 1); dev > 0.03 {
+				t.Errorf("%s %s: footprint %.1f MB, want %.1f MB ± 3%%", c.name, what, float64(got)/MiB, float64(want)/MiB)
+			}
+		}
+		for _, gpus := range []int{4, 8, 16} {
+			a, _ := setupTest(t, c.name, Params{GPUs: gpus, Scale: 1, Size: SizeAuto, Seed: 1})
+			within("scale 1", a.Footprint(), c.size.TableII)
+			if gpus == 4 {
+				t.Logf("%-10s scale 1: %.1f MB (declared %.1f MB)", c.name, float64(a.Footprint())/MiB, float64(c.size.TableII)/MiB)
+			}
+		}
+		ea, ok := EAFootprints[c.name]
+		if !ok {
+			continue
+		}
+		p := Params{GPUs: 4, Scale: float64(EAScales[c.name]), Size: SizeAuto, Seed: 1}
+		var fp uint64
+		if c.name == "rbfs" { // the expected size: the graph would take 6 GB of host memory
+			v, err := RBFSNodes(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fp = uint64(v) * (rbfsNodeBytes + rbfsMeanDegree*rbfsEdgeBytes)
+		} else {
+			a, _ := setupTest(t, c.name, p) // lazy kernels: cheap at any size
+			fp = a.Footprint()
+		}
+		within("EA scale", fp, ea)
+		t.Logf("%-10s scale %d: %.0f MB (EA Table II %d MB)", c.name, EAScales[c.name], float64(fp)/MiB, ea/MiB)
+	}
+}
+
+// TestUVMSmartIterations checks that Params.Iterations sets the iteration
+// count of the workloads that have one, and changes nothing elsewhere, so
+// that mgpu run rejects --iterations for them (it compares the launches
+// at 1 and 2 iterations).
+func TestUVMSmartIterations(t *testing.T) {
+	for _, c := range uvmCases {
+		n := map[int]int{}
+		for _, it := range []int{0, 1, 2, 3} {
+			_, ks := setupTest(t, c.name, Params{GPUs: 4, Scale: 0.01, Size: SizeAuto, Seed: 1, Iterations: it})
+			n[it] = len(ks)
+		}
+		if c.launches == nil {
+			if n[1] != n[0] || n[2] != n[0] || n[3] != n[0] {
+				t.Errorf("%s has no iterations, yet launches vary with them: %v", c.name, n)
+			}
+			continue
+		}
+		for it, got := range n {
+			if want := c.launches(it); got != want {
+				t.Errorf("%s: %d iterations: %d launches, want %d", c.name, it, got, want)
+			}
+		}
+	}
+}
+
+func TestUVMSmartDeterministic(t *testing.T) {
+	for _, name := range []string{"ra", "rbfs"} {
+		hash := func(seed uint64) uint64 {
+			_, ks := setupTest(t, name, Params{GPUs: 4, Scale: 0.005, Size: SizeAuto, Seed: seed})
+			h, _ := streamHash(ks, 4)
+			return h
+		}
+		a, b := hash(1), hash(1)
+		if a != b || a == hash(2) {
+			t.Errorf("%s: same seed must give the same accesses, another seed other ones", name)
+		}
+	}
+}
+
+// TestUVMSmartClamp: a tiny scale runs the smallest shape and says so; a
+// small but fitting one does not.
+func TestUVMSmartClamp(t *testing.T) {
+	for _, c := range uvmCases {
+		for _, q := range []struct {
+			scale   float64
+			clamped bool
+		}{{1e-6, true}, {0.05, false}} {
+			p := Params{GPUs: 4, Scale: q.scale, Size: SizeAuto, Seed: 1}
+			a, _ := setupTest(t, c.name, p)
+			w, _ := New(c.name)
+			if note := ClampNote(w, p, a.Footprint()); (note != "") != q.clamped {
+				t.Errorf("%s scale %g (%d bytes): note %q", c.name, q.scale, a.Footprint(), note)
+			}
+		}
+	}
+}
+
+func TestFitSide(t *testing.T) {
+	sq := func(n int) uint64 { return uint64(n * n) }
+	for _, c := range []struct {
+		fp         uint64
+		mult, want int
+	}{{100, 1, 10}, {110, 1, 10}, {111, 1, 11}, {1, 16, 16}, {0, 4, 4}, {400, 16, 16}, {800, 16, 32}} {
+		if got := fitSide(c.fp, c.mult, sq); got != c.want {
+			t.Errorf("fitSide(%d, %d) = %d, want %d", c.fp, c.mult, got, c.want)
+		}
+	}
+}
