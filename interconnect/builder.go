@@ -13,6 +13,8 @@ type params struct {
 	latencyNs       float64
 	switchLatencyNs float64
 	headerBytes     int
+	timing          TimingFunc // nil: latencyNs + bytes/bandwidthGBps
+	timingErr       error      // from WithPCIe, reported by Build
 }
 
 // Builder configures FullyConnected and Switch connections. It is a value:
@@ -59,9 +61,30 @@ func (b Builder) WithSwitchLatencyNs(f float64) Builder {
 	return b
 }
 
+// WithTiming makes every message's occupancy and latency f(bytes) instead
+// of bytes/bandwidth and the latency; nil restores those. The bandwidth
+// must still be set, and valid, for Build.
+func (b Builder) WithTiming(f TimingFunc) Builder {
+	b.p.timing = f
+	b.p.timingErr = nil
+	return b
+}
+
+// WithPCIe configures the CPU-GPU link from c: its bandwidth and latency,
+// and the timing of c.PCIeModel (PCIeTiming). An unknown model makes Build
+// fail. NVLink is built with WithBandwidthGBps and WithLatencyNs alone.
+func (b Builder) WithPCIe(c Config) Builder {
+	b = b.WithBandwidthGBps(c.PCIeGBps).WithLatencyNs(c.PCIeLatencyNs)
+	f, err := PCIeTiming(c)
+	b.p.timing, b.p.timingErr = f, err
+	return b
+}
+
 func (b Builder) validate(name string) (err error) {
 	p := b.p
 	switch {
+	case p.timingErr != nil:
+		return fmt.Errorf("%w (link %s)", p.timingErr, name)
 	case p.engine == nil:
 		return fmt.Errorf("interconnect: %s: no engine (use WithEngine)", name)
 	case !(p.bandwidthGBps > 0) || p.bandwidthGBps > 1e300:

@@ -14,6 +14,20 @@ type Config struct {
 	PCIeGBps float64 `yaml:"pcie_gbps" doc:"CPU-GPU link bandwidth per direction (OASIS Table I: 32)"`
 	// PCIe latency 150 cycles (Trans-FW), at 1 GHz.
 	PCIeLatencyNs float64 `yaml:"pcie_latency_ns" doc:"CPU-GPU link latency (Trans-FW: 150 cycles)"`
+	// How a PCIe message is timed (pcie.go). oneway is the link as it was
+	// before the models existed, so it is the default; NVLink always uses
+	// it with the nvlink_* keys.
+	PCIeModel string `yaml:"pcie_model" doc:"PCIe time of an n-byte message (payload+header): oneway = pcie_latency_ns + n/pcie_gbps (the link before this key) | rtt = pcie_rtt_ns/2 + n/pcie_gbps (UVMMU setup, Table I) | uvmsmart = n at (2a/pi)atan(b n/1KB) GiB/s (UVMSmart gpu-sim.cc)"`
+	// UVMMU evaluation setup / Table I: PCIe 3.0 x16 as delay queues with a
+	// 1 us round trip. Used only by pcie_model rtt.
+	PCIeRTTNs float64 `yaml:"pcie_rtt_ns" doc:"PCIe round-trip time; rtt charges half of it per message (UVMMU Table I: 1000)"`
+	// UVMSmart's curve constants (DebashisGanguly/gpgpu-sim_UVMSmart,
+	// src/gpgpu-sim/gpu-sim.cc, convert_byte_string): a = 12, 24, 48 GiB/s
+	// for -pcie_bandwidth 16, 32, 64 GB/s; 24 matches the default
+	// pcie_gbps of 32. b = 0.07292 per KB for all. Used only by pcie_model
+	// uvmsmart.
+	PCIeCurveA float64 `yaml:"pcie_curve_a" doc:"uvmsmart curve asymptote a in GiB/s (UVMSmart gpu-sim.cc: 12/24/48 for 16/32/64 GB/s; 24)"`
+	PCIeCurveB float64 `yaml:"pcie_curve_b" doc:"uvmsmart curve steepness b per KB (UVMSmart gpu-sim.cc: 0.07292)"`
 	// Extra hop latency of the NVSwitch option. Not in the papers.
 	SwitchLatencyNs float64 `yaml:"switch_latency_ns" doc:"added latency through the NVSwitch topology (not in papers; 100)"`
 	// Bytes of header on every message (request or data).
@@ -22,5 +36,7 @@ type Config struct {
 
 // DefaultConfig returns the Table I links.
 func DefaultConfig() Config {
-	return Config{NVLinkGBps: 300, NVLinkLatencyNs: 250, PCIeGBps: 32, PCIeLatencyNs: 150, SwitchLatencyNs: 100, HeaderBytes: 16}
+	return Config{NVLinkGBps: 300, NVLinkLatencyNs: 250, PCIeGBps: 32, PCIeLatencyNs: 150,
+		PCIeModel: PCIeOneWay, PCIeRTTNs: 1000, PCIeCurveA: 24, PCIeCurveB: 0.07292,
+		SwitchLatencyNs: 100, HeaderBytes: 16}
 }

@@ -28,20 +28,21 @@ func (c *FullyConnected) PlugIn(port sim.Port, _ int) {
 
 // Send queues msg on its (src,dst) direction:
 // depart = max(now, SendTime, busyUntil), busyUntil = depart + size/bandwidth,
-// arrival = busyUntil + latency. It never fails; it panics on unplugged ports
+// arrival = busyUntil + latency (occupancy and latency from the link's
+// TimingFunc when it has one). It never fails; it panics on unplugged ports
 // or src == dst.
 func (c *FullyConnected) Send(msg sim.Msg) *sim.SendError {
 	now := c.engine.CurrentTime()
 	c.mu.Lock()
 	si, di, bytes := c.endpoints(msg)
-	ser := c.account(si, di, bytes)
+	t := c.account(si, di, bytes)
 	k := si*len(c.ports) + di
 	l := c.lanes[k]
 	if l == nil {
 		l = c.newLane(di)
 		c.lanes[k] = l
 	}
-	arrival := l.reserve(maxTime(now, msg.Meta().SendTime), ser, c.latency)
+	arrival := l.reserve(maxTime(now, msg.Meta().SendTime), t.Occupancy, t.Latency)
 	c.enqueue(l, msg, arrival)
 	return nil
 }

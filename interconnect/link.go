@@ -5,7 +5,9 @@
 // NVLink model caps near PCIe speed. Here a link direction is a FIFO with a
 // busy-until timestamp: a message reserves the link for
 // (TrafficBytes+header)/bandwidth and arrives one latency after its last
-// byte leaves. Each message costs O(1) work and one engine event.
+// byte leaves. Each message costs O(1) work and one engine event. A link
+// built with a TimingFunc (the PCIe models of pcie.go) takes the occupancy
+// and latency of each message from it instead.
 //
 // State is guarded by a mutex, but delivery order per direction is only
 // guaranteed FIFO under the serial engine: the parallel engine may run two
@@ -116,12 +118,11 @@ type pairStat struct {
 type base struct {
 	sim.HookableBase
 
-	name        string
-	engine      sim.Engine
-	handler     sim.Handler // the outer connection, handler of its events
-	bytesPerSec float64
-	latency     sim.VTimeInSec
-	header      int
+	name    string
+	engine  sim.Engine
+	handler sim.Handler // the outer connection, handler of its events
+	timing  TimingFunc  // occupancy and latency of a message by its size
+	header  int
 
 	mu           sync.Mutex
 	ports        []sim.Port
@@ -135,8 +136,10 @@ func (b *base) init(name string, handler sim.Handler, p params) {
 	b.name = name
 	b.handler = handler
 	b.engine = p.engine
-	b.bytesPerSec = p.bandwidthGBps * 1e9
-	b.latency = sim.VTimeInSec(p.latencyNs * 1e-9)
+	b.timing = p.timing
+	if b.timing == nil {
+		b.timing = oneWay(p.bandwidthGBps, p.latencyNs)
+	}
 	b.header = p.headerBytes
 	b.index = make(map[sim.Port]int)
 }
@@ -206,13 +209,13 @@ func (b *base) endpoints(msg sim.Msg) (si, di, bytes int) {
 	panic(fmt.Sprintf("interconnect: %s: Send(%T id %q): %s", b.name, msg, meta.ID, problem))
 }
 
-// account counts a message and returns its serialisation time. Caller holds
-// b.mu.
-func (b *base) account(si, di, bytes int) sim.VTimeInSec {
+// account counts a message and returns its occupancy (serialisation) time
+// and latency. Caller holds b.mu.
+func (b *base) account(si, di, bytes int) Timing {
 	s := &b.stats[si*len(b.ports)+di]
 	s.bytes += uint64(bytes)
 	s.msgs++
-	return sim.VTimeInSec(float64(bytes) / b.bytesPerSec)
+	return b.timing(bytes)
 }
 
 // newLane creates a lane ending at port dst. Caller holds b.mu.

@@ -38,11 +38,11 @@ func (c *Switch) Send(msg sim.Msg) *sim.SendError {
 	now := c.engine.CurrentTime()
 	c.mu.Lock()
 	si, di, bytes := c.endpoints(msg)
-	ser := c.account(si, di, bytes)
-	up := maxTime(maxTime(now, msg.Meta().SendTime), c.upBusy[si]) + ser
+	t := c.account(si, di, bytes)
+	up := maxTime(maxTime(now, msg.Meta().SendTime), c.upBusy[si]) + t.Occupancy
 	c.upBusy[si] = up
 	l := c.down[di]
-	arrival := l.reserve(up+c.latency+c.switchLatency, ser, c.latency)
+	arrival := l.reserve(up+t.Latency+c.switchLatency, t.Occupancy, t.Latency)
 	c.enqueue(l, msg, arrival)
 	return nil
 }

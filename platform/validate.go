@@ -10,7 +10,9 @@ import (
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/eviction"
+	"github.com/mgpu-sim/mgpu/interconnect"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/prefetch"
 	"github.com/mgpu-sim/mgpu/units"
 )
 
@@ -104,6 +106,16 @@ func (c Config) Validate() error {
 	oneOf(&errs, "policy.dup_write_first", c.Policy.DupWriteFirst, pagepolicy.DupReadOnlyCopy, pagepolicy.DupMigrate)
 	oneOf(&errs, "distribution", c.Distribution, benchmarks.Schemes()...)
 	oneOf(&errs, "topology", c.Topology, "full", "switch")
+	oneOf(&errs, "link.pcie_model", c.Link.PCIeModel, interconnect.PCIeModels()...)
+	// The uvmsmart curve divides by a·atan(b·KB): both must be positive
+	// (NaN and Inf are reported above). Checked whatever the model, so a
+	// file stays valid when only pcie_model is changed.
+	if a := c.Link.PCIeCurveA; a <= 0 {
+		bad("link.pcie_curve_a", a, "must be > 0 GiB/s (UVMSmart: 12, 24 or 48)")
+	}
+	if b := c.Link.PCIeCurveB; b <= 0 {
+		bad("link.pcie_curve_b", b, "must be > 0 (UVMSmart: 0.07292)")
+	}
 
 	for _, p := range positiveCounts {
 		if v := p.get(&c); v < 1 {
@@ -128,6 +140,14 @@ func (c Config) Validate() error {
 	}
 	if ch := c.UVM.EvictionChunk; !ch.IsPowerOfTwo() {
 		bad("uvm.eviction_chunk", ch, "must be a power of two (NVIDIA: 2MB)")
+	}
+	pf := c.UVM.Prefetch
+	oneOf(&errs, "uvm.prefetch.policy", pf.Policy, prefetch.Names()...)
+	if t := pf.Threshold; t < prefetch.MinThreshold || t > prefetch.MaxThreshold {
+		bad("uvm.prefetch.threshold", t, "must be 1..100 (driver default 51; 100 never prefetches)")
+	}
+	if !pf.BlockSize.IsPowerOfTwo() || !pf.VABlockSize.IsPowerOfTwo() || pf.BlockSize > pf.VABlockSize {
+		bad("uvm.prefetch.block_size", pf.BlockSize, "and uvm.prefetch.va_block_size %v must be powers of two with block <= VA block (driver: 64KB and 2MB)", pf.VABlockSize)
 	}
 	if c.GPU.Memory == 0 {
 		bad("gpu.memory", c.GPU.Memory, "must be > 0")

@@ -29,6 +29,10 @@ func TestValidateAcceptsVariants(t *testing.T) {
 		{"round-robin", func(c *Config) { c.Distribution = "round-robin" }},
 		{"2MB groups", func(c *Config) { c.Policy.ACGroup = 2 * units.MB }},
 		{"zero latencies", func(c *Config) { c.KernelLaunchNs, c.GPU.L2Cycles, c.Link.SwitchLatencyNs = 0, 0, 0 }},
+		{"pcie rtt", func(c *Config) { c.Link.PCIeModel, c.Link.PCIeGBps, c.Link.PCIeRTTNs = "rtt", 16, 1000 }},
+		{"pcie rtt zero", func(c *Config) { c.Link.PCIeModel, c.Link.PCIeRTTNs = "rtt", 0 }},
+		{"pcie uvmsmart", func(c *Config) { c.Link.PCIeModel, c.Link.PCIeCurveA = "uvmsmart", 12 }},
+		{"pcie oneway", func(c *Config) { c.Link.PCIeModel = "oneway" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,6 +92,13 @@ func TestValidateRejects(t *testing.T) {
 		{"ac group small", func(c *Config) { c.Policy.ACGroup = 32 * units.KB }, "policy.ac_group = 32KB: must be a power of two from 64KB to 2MB"},
 		{"ac group large", func(c *Config) { c.Policy.ACGroup = 4 * units.MB }, "policy.ac_group = 4MB: must be a power of two from 64KB to 2MB"},
 		{"ac group not power of two", func(c *Config) { c.Policy.ACGroup = 96 * units.KB }, "policy.ac_group = 96KB: must be a power of two"},
+		{"pcie model", func(c *Config) { c.Link.PCIeModel = "fixed" }, `link.pcie_model = "fixed": must be one of oneway, rtt, uvmsmart`},
+		{"pcie model empty", func(c *Config) { c.Link.PCIeModel = "" }, `link.pcie_model = "": must be one of oneway, rtt, uvmsmart`},
+		{"pcie model case", func(c *Config) { c.Link.PCIeModel = "RTT" }, `link.pcie_model = "RTT": must be one of`},
+		{"negative rtt", func(c *Config) { c.Link.PCIeRTTNs = -1 }, "link.pcie_rtt_ns = -1: must be >= 0"},
+		{"zero curve a", func(c *Config) { c.Link.PCIeCurveA = 0 }, "link.pcie_curve_a = 0: must be > 0 GiB/s"},
+		{"negative curve b", func(c *Config) { c.Link.PCIeCurveB = -0.07 }, "link.pcie_curve_b = -0.07: must be > 0"},
+		{"NaN curve b", func(c *Config) { c.Link.PCIeCurveB = nan }, "link.pcie_curve_b = NaN: must be a finite number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
