@@ -190,13 +190,7 @@ func (c *chunkLRM) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []u
 	start := len(dst)
 	l := c.order[g]
 	for ch := l.head; ch >= 0 && len(dst)-start < n; ch = l.next[ch] {
-		lo := uint64(ch) * c.per
-		hi := min(lo+c.per, c.pages)
-		for p := lo; p < hi; p++ {
-			if c.isRes[g][p] && !pinned(p) {
-				dst = append(dst, p)
-			}
-		}
+		dst = c.appendChunk(g, ch, pinned, dst)
 	}
 	return dst
 }

@@ -93,7 +93,7 @@ func rngs(gpus int, seed uint64) []*rand.Rand {
 }
 
 // appendChunk lists chunk ch's pages resident on g and not pinned, in
-// address order (as chunkLRM.Victims does for each chunk).
+// address order: one chunk of chunkLRM.Victims.
 func (c *chunkLRM) appendChunk(g int, ch int32, pinned func(uint64) bool, dst []uint64) []uint64 {
 	lo := uint64(ch) * c.per
 	hi := min(lo+c.per, c.pages)

@@ -73,9 +73,12 @@ func (g *Comp) execute(wf *wavefront, t sim.VTimeInSec) {
 func (g *Comp) accessPage(wf *wavefront, cu *computeUnit, i int, t sim.VTimeInSec) {
 	write := wf.inst.Write
 	wf.done[i] = true
-	target := g.id
+	target, slot := g.id, g.id
 	if wf.kind[i].Remote() {
-		target = int(wf.owner[i])
+		target, slot = int(wf.owner[i]), int(wf.owner[i])
+		if target == uvmproto.Host {
+			slot = len(g.peers) // zero-copy: host memory over PCIe
+		}
 		wf.m.remoteAt = t
 	}
 	if g.observer != nil {
@@ -90,7 +93,7 @@ func (g *Comp) accessPage(wf *wavefront, cu *computeUnit, i int, t sim.VTimeInSe
 			if g.remoteHitsL1V(cu, wf, wf.lines[l], write, t) {
 				continue
 			}
-			g.remoteLines[target] = append(g.remoteLines[target], wf.lines[l])
+			g.remoteLines[slot] = append(g.remoteLines[slot], wf.lines[l])
 			remote++
 			continue
 		}
@@ -122,7 +125,8 @@ func (g *Comp) remoteHitsL1V(cu *computeUnit, wf *wavefront, line uint64, write 
 }
 
 // sendRemote sends one RDMA request per owner GPU, naming by value the
-// lines accessPage found on pages mapped to that owner.
+// lines accessPage found on pages mapped to that owner; lines of host pages
+// (slot len(peers)) go to host memory over PCIe.
 func (g *Comp) sendRemote(wf *wavefront) {
 	for owner, lines := range g.remoteLines {
 		if len(lines) == 0 {
@@ -132,6 +136,11 @@ func (g *Comp) sendRemote(wf *wavefront) {
 		wf.m.sentRemote()
 		req := g.build.RDMA(lines, wf.inst.Write, wf.id, 1<<g.lineShift)
 		g.remoteLines[owner] = lines[:0]
+		if owner == len(g.peers) {
+			g.counters.HostLines += uint64(req.N)
+			g.hostOut.Send(req, g.host, wf.m.remoteAt)
+			continue
+		}
 		g.out.Send(req, g.peers[owner], wf.m.remoteAt)
 	}
 }

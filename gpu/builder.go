@@ -134,7 +134,10 @@ func (b Builder) Build(name string) (*Comp, error) {
 	g.AddPort("NVLink", g.port)
 	g.out = uvmproto.NewOutbox(g.port, b.engine)
 	g.build = uvmproto.MakeBuilder().WithPageSize(b.pageSize)
-	g.remoteLines = make([][]uint64, b.gpus)
+	g.hostPort = sim.NewLimitNumMsgPort(g, b.bufSize, name+".PCIe")
+	g.AddPort("PCIe", g.hostPort)
+	g.hostOut = uvmproto.NewOutbox(g.hostPort, b.engine)
+	g.remoteLines = make([][]uint64, b.gpus+1) // one per GPU, then host memory
 	for i := range g.remoteLines {
 		g.remoteLines[i] = make([]uint64, 0, uvmproto.MaxLines)
 	}

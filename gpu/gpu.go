@@ -75,13 +75,18 @@ type Toucher interface {
 // Comp is one GPU.
 type Comp struct {
 	*sim.ComponentBase
-	engine   sim.Engine
-	cfg      Config
-	id       int
-	port     sim.Port
-	out      *uvmproto.Outbox
-	build    uvmproto.Builder
-	peers    []sim.Port
+	engine sim.Engine
+	cfg    Config
+	id     int
+	port   sim.Port
+	out    *uvmproto.Outbox
+	build  uvmproto.Builder
+	peers  []sim.Port
+	// hostPort and hostOut reach host memory over PCIe (zero-copy);
+	// host is the host memory's port.
+	hostPort sim.Port
+	hostOut  *uvmproto.Outbox
+	host     sim.Port
 	mmu      MMU
 	work     WorkSource
 	observer AccessObserver
@@ -138,6 +143,12 @@ func (g *Comp) SetPeers(p []sim.Port) { g.peers = p }
 
 // Port is the NVLink port.
 func (g *Comp) Port() sim.Port { return g.port }
+
+// HostPort is the GPU's PCIe port for zero-copy accesses to host memory.
+func (g *Comp) HostPort() sim.Port { return g.hostPort }
+
+// SetHost gives the port of host memory (the driver's PCIe port).
+func (g *Comp) SetHost(p sim.Port) { g.host = p }
 
 // ID is the GPU's index.
 func (g *Comp) ID() int { return g.id }
@@ -236,8 +247,10 @@ func (g *Comp) Handle(e sim.Event) error {
 		g.step(ev.wf, ev.t)
 	case *gpuRecvEvent:
 		g.recvPending = false
-		for msg := g.port.Retrieve(ev.t); msg != nil && g.err == nil; msg = g.port.Retrieve(ev.t) {
-			g.fail(g.receive(ev.t, msg))
+		for _, p := range [2]sim.Port{g.port, g.hostPort} {
+			for msg := p.Retrieve(ev.t); msg != nil && g.err == nil; msg = p.Retrieve(ev.t) {
+				g.fail(g.receive(ev.t, msg))
+			}
 		}
 	default:
 		g.fail(fmt.Errorf("unexpected event %T", e))

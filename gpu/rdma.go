@@ -17,7 +17,10 @@ func (g *Comp) NotifyRecv(now sim.VTimeInSec, _ sim.Port) {
 }
 
 // NotifyPortFree resends what a full connection refused.
-func (g *Comp) NotifyPortFree(now sim.VTimeInSec, _ sim.Port) { g.out.PortFree(now) }
+func (g *Comp) NotifyPortFree(now sim.VTimeInSec, _ sim.Port) {
+	g.out.PortFree(now)
+	g.hostOut.PortFree(now)
+}
 
 func (g *Comp) receive(now sim.VTimeInSec, msg sim.Msg) error {
 	switch m := msg.(type) {

@@ -5,7 +5,9 @@ import "math/bits"
 // The uniform baselines of OASIS §II-B and GRIT §II-B.
 
 func init() {
-	Register("access-counter", Traits{}, func(Config, Env) (Policy, error) { return accessCounter{}, nil })
+	Register("access-counter", Traits{}, func(c Config, _ Env) (Policy, error) {
+		return accessCounter{hostRemote: c.ACHost == ACHostRemote}, nil
+	})
 	Register("duplication", Traits{}, func(c Config, _ Env) (Policy, error) {
 		return duplication{readOnlyFirst: c.DupWriteFirst == DupReadOnlyCopy}, nil
 	})
@@ -17,14 +19,21 @@ func init() {
 // then reads and writes it line by line, counting remote accesses per
 // group, and the driver migrates the group once a counter reaches the
 // threshold (that part is in the GPU and the driver). A page still on the
-// host migrates on first touch, as the UVM driver does.
-type accessCounter struct{ Base }
+// host is mapped remotely too (policy.ac_host=remote, OASIS §IV-B), or
+// migrates on first touch (migrate).
+type accessCounter struct {
+	Base
+	hostRemote bool
+}
 
 func (accessCounter) Name() string { return "access-counter" }
 
-func (accessCounter) Decide(f Fault, p Page) Decision {
-	if p.Owner == Host {
+func (a accessCounter) Decide(f Fault, p Page) Decision {
+	if p.Owner == Host && !a.hostRemote {
 		return Decision{Action: Migrate, Bits: AccessCounter}
+	}
+	if p.Owner == Host {
+		return Decision{Action: MapRemote, Bits: AccessCounter, HostRemote: true}
 	}
 	return Decision{Action: MapRemote, Bits: AccessCounter}
 }

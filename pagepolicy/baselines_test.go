@@ -13,7 +13,7 @@ func TestBaselineDecisions(t *testing.T) {
 		want   Action
 		bits   Bits
 	}{
-		{"access-counter", Fault{GPU: 1}, host, Migrate, AccessCounter},
+		{"access-counter", Fault{GPU: 1}, host, MapRemote, AccessCounter}, // zero-copy until the threshold (policy.ac_host)
 		{"access-counter", Fault{GPU: 1}, single, MapRemote, AccessCounter},
 		{"access-counter", Fault{GPU: 1, Write: true}, single, MapRemote, AccessCounter},
 		{"duplication", Fault{GPU: 1}, single, Duplicate, Duplication},
@@ -29,6 +29,16 @@ func TestBaselineDecisions(t *testing.T) {
 		if d.Action != c.want || d.Bits != c.bits {
 			t.Errorf("%s on %+v / %+v: %v %v, want %v %v", c.policy, c.fault, c.page, d.Action, d.Bits, c.want, c.bits)
 		}
+	}
+	if d := mustNew(t, "access-counter").Decide(Fault{GPU: 1}, host); !d.HostRemote {
+		t.Error("access-counter must allow the host page to stay on the host")
+	}
+	c := DefaultConfig()
+	c.ACHost = ACHostMigrate
+	if p, err := New("access-counter", c, Env{Table: hostTable(8)}); err != nil {
+		t.Fatal(err)
+	} else if d := p.Decide(Fault{GPU: 1}, host); d.Action != Migrate || d.HostRemote {
+		t.Errorf("ac_host=migrate: %+v, want a first-touch migration", d)
 	}
 	if tr, err := TraitsOf("ideal"); err != nil || !tr.Incoherent {
 		t.Error("ideal must declare itself a bound")

@@ -112,6 +112,10 @@ type Decision struct {
 	// (OASIS §IV-B). Without it a Duplicate cannot serve a write and the
 	// driver collapses instead.
 	ReadOnlyFirst bool
+	// HostRemote lets a MapRemote of a page still on the host map it
+	// remotely (zero-copy over PCIe); without it the driver migrates a
+	// host page on first touch.
+	HostRemote bool
 	// Updates are policy bits the policy wants recorded in the PTEs of
 	// other pages (GRIT's neighbour prediction). The driver applies them
 	// to the centralized table, in order, before it resolves the fault:

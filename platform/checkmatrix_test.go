@@ -14,8 +14,9 @@ import (
 
 // checkVariants are the configurations issue 14 asks the coherence checker
 // to cover beyond the defaults: 2 MB pages, 16 GPUs, 150% and 300%
-// oversubscription under every eviction, and spread placement over a
-// switch.
+// oversubscription under every eviction, spread placement over a switch,
+// and the driver's tree prefetcher (at threshold 1, which moves the most,
+// and at 51 under oversubscription).
 func checkVariants() []struct {
 	name string
 	set  func(*Config)
@@ -28,6 +29,12 @@ func checkVariants() []struct {
 		{"page2mb", func(c *Config) { c.PageSize = 2 * units.MB }},
 		{"gpus16", func(c *Config) { c.GPUs = 16 }},
 		{"spread-switch", func(c *Config) { c.Placement, c.Topology = "spread", "switch" }},
+		{"prefetch-tbn1", func(c *Config) { c.UVM.Prefetch.Policy, c.UVM.Prefetch.Threshold = "tbn", 1 }},
+		{"prefetch-tbn-oversub1.5", func(c *Config) { c.UVM.Prefetch.Policy, c.Oversubscribe = "tbn", 1.5 }},
+		{"early-adaptor-oversub1.5", func(c *Config) {
+			c.UVM.Prefetch.Policy, c.UVM.PrefetchControl, c.Oversubscribe = "tbn", "early-adaptor", 1.5
+			c.UVM.EA.ShortWindowNs, c.UVM.EA.LongWindowNs, c.UVM.EA.EvalPeriodNs = 2e4, 1e6, 2e4 // scaled to the small runs
+		}},
 	}
 	for _, f := range []float64{1.5, 3} {
 		for _, ev := range eviction.Names() {

@@ -219,7 +219,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 	if s.opts.directBuffer > 0 {
 		bufSize, delay = s.opts.directBuffer, sim.VTimeInSec(1e-9)
 	}
-	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithBufferSize(bufSize).WithRecvDelay(delay).WithGPUs(n).WithConfig(c.UVM).WithPolicy(s.opts.Policy, c.Policy).
+	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithBufferSize(bufSize).WithRecvDelay(delay).WithGPUs(n).WithConfig(c.UVM).WithSeed(s.opts.Seed).WithLineSize(int(c.GPU.LineSize)).WithPolicy(s.opts.Policy, c.Policy).
 		WithPages(pageSize, pages).WithCounters(cptr).WithCapacity(s.capacity).WithLogger(s.log).
 		WithObjectLookup(func(ptr uint64) int {
 			if o := s.alloc.ObjectAt(objtable.Strip(ptr)); o != nil {
@@ -265,6 +265,8 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		g.SetMMU(m)
 		driver.ConnectGPU(i, m.Port())
 		s.pcie.PlugIn(m.Port(), 1)
+		s.pcie.PlugIn(g.HostPort(), 1)
+		g.SetHost(driver.Port())
 		s.nvlink.PlugIn(g.Port(), 1)
 		peers[i] = g.Port()
 		s.gpus = append(s.gpus, g)
@@ -308,7 +310,7 @@ func (s *System) buildLinks() error {
 	}
 	var err error
 	lb := interconnect.MakeBuilder().WithEngine(s.engine).WithHeaderBytes(c.Link.HeaderBytes)
-	if s.pcie, err = lb.WithBandwidthGBps(c.Link.PCIeGBps).WithLatencyNs(c.Link.PCIeLatencyNs).BuildFullyConnected("PCIe"); err != nil {
+	if s.pcie, err = lb.WithPCIe(c.Link).BuildFullyConnected("PCIe"); err != nil {
 		return err
 	}
 	nv := lb.WithBandwidthGBps(c.Link.NVLinkGBps).WithLatencyNs(c.Link.NVLinkLatencyNs)

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mgpu-sim/mgpu/earlyadaptor"
 	"github.com/mgpu-sim/mgpu/interconnect"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/stats"
@@ -193,12 +194,16 @@ func (s *System) result() *Result {
 	}
 	rep := s.driver.Policy().Report()
 	r.PolicyStats, r.PolicyHistory = rep.Stats, rep.History
+	if ea := s.driver.Service().EAStats(); ea != nil {
+		r.PolicyStats = addEAStats(r.PolicyStats, ea)
+	}
 	for i, g := range s.gpus {
 		pc := &r.PerGPU[i]
 		pc.BytesNVLink = s.nvlink.BytesFrom(g.Port())
+		gm, hp := s.gmmus[i].Port().Name(), g.HostPort().Name()
 		for _, t := range s.pcie.Traffic() {
-			gm := s.gmmus[i].Port().Name()
-			if t.From == gm || t.To == gm {
+			// The GMMU's faults and pages, and the GPU's zero-copy lines.
+			if t.From == gm || t.To == gm || t.From == hp || t.To == hp {
 				pc.BytesPCIe += t.Bytes
 			}
 		}
@@ -210,6 +215,22 @@ func (s *System) result() *Result {
 		r.Objects = append(r.Objects, ObjectInfo{ID: o.ID, Name: o.Name, Size: units.Bytes(o.Size), Pages: o.Pages(uint64(c.PageSize))})
 	}
 	return r
+}
+
+// addEAStats adds the Early-Adaptor controllers' counts, summed over the
+// GPUs, to a policy's stats as ea_* entries.
+func addEAStats(m map[string]float64, ea []earlyadaptor.Stats) map[string]float64 {
+	if m == nil {
+		m = map[string]float64{}
+	}
+	for _, st := range ea {
+		for k, v := range map[string]uint64{"ea_detections": st.Detections, "ea_evaluations": st.Evaluations,
+			"ea_risk_signals": st.RiskSignals, "ea_threshold_changes": st.Changes, "ea_decreases": st.Decreases,
+			"ea_disables": st.Disables, "ea_enables": st.Enables, "ea_blocks_disabled": st.BlocksDisabled} {
+			m[k] += float64(v)
+		}
+	}
+	return m
 }
 
 // WriteJSON writes the result, indented.

@@ -14,6 +14,7 @@ import (
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/prefetch"
 	"github.com/mgpu-sim/mgpu/units"
+	"github.com/mgpu-sim/mgpu/uvm"
 )
 
 // positiveCounts are the integer keys for which zero would mean "no such
@@ -103,6 +104,7 @@ func (c Config) Validate() error {
 	}
 	oneOf(&errs, "placement", c.Placement, "host", "spread")
 	oneOf(&errs, "policy.ac_migrate", c.Policy.ACMigrate, pagepolicy.ACMigratePage, pagepolicy.ACMigrateGroup)
+	oneOf(&errs, "policy.ac_host", c.Policy.ACHost, pagepolicy.ACHostRemote, pagepolicy.ACHostMigrate)
 	oneOf(&errs, "policy.dup_write_first", c.Policy.DupWriteFirst, pagepolicy.DupReadOnlyCopy, pagepolicy.DupMigrate)
 	oneOf(&errs, "distribution", c.Distribution, benchmarks.Schemes()...)
 	oneOf(&errs, "topology", c.Topology, "full", "switch")
@@ -140,6 +142,15 @@ func (c Config) Validate() error {
 	}
 	if ch := c.UVM.EvictionChunk; !ch.IsPowerOfTwo() {
 		bad("uvm.eviction_chunk", ch, "must be a power of two (NVIDIA: 2MB)")
+	}
+	oneOf(&errs, "uvm.prefetch_control", c.UVM.PrefetchControl, uvm.ControlNone, uvm.ControlEarlyAdaptor)
+	if c.UVM.PrefetchControl == uvm.ControlEarlyAdaptor {
+		if c.UVM.Prefetch.Policy != prefetch.TBN {
+			bad("uvm.prefetch_control", c.UVM.PrefetchControl, "steers the tree prefetcher: set uvm.prefetch.policy=tbn")
+		}
+		if err := c.UVM.EA.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("uvm.ea: %w", err))
+		}
 	}
 	pf := c.UVM.Prefetch
 	oneOf(&errs, "uvm.prefetch.policy", pf.Policy, prefetch.Names()...)

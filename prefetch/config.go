@@ -62,8 +62,9 @@ type Config struct {
 	// VABlockSize is the tree's root; prefetching never crosses it (2 MB,
 	// UVM_VA_BLOCK_SIZE).
 	VABlockSize units.Bytes `yaml:"va_block_size" doc:"tree root, never crossed (UVM_VA_BLOCK_SIZE: 2MB)"`
-	// PageSize is the migration page (4 KB); the platform sets it.
-	PageSize units.Bytes `yaml:"-"`
+	// PageSize is the migration page; the driver sets it from page_size
+	// (ForPageSize), so it is neither a key nor part of a result.
+	PageSize units.Bytes `yaml:"-" json:"-"`
 }
 
 // DefaultConfig returns the driver's defaults: TBN at 51 with big-page fill,

@@ -14,10 +14,16 @@ type Counters struct {
 	Duplications     uint64 `json:"duplications"`
 	Collapses        uint64 `json:"collapses"`
 	RemoteLines      uint64 `json:"remote_lines"`
-	ACNotifications  uint64 `json:"ac_notifications"`
+	// HostLines counts the remote lines that went to host memory over
+	// PCIe (zero-copy access to a page that stays on the host).
+	HostLines       uint64 `json:"host_lines"`
+	ACNotifications uint64 `json:"ac_notifications"`
 	// ACThrottled counts notified pages not migrated because they thrash.
-	ACThrottled   uint64 `json:"ac_throttled"`
-	Evictions     uint64 `json:"evictions"`
+	ACThrottled uint64 `json:"ac_throttled"`
+	Evictions   uint64 `json:"evictions"`
+	// Prefetches counts pages the driver's prefetcher brought with a fault
+	// batch beyond the faulted ones (also counted in MigrationsH2D).
+	Prefetches    uint64 `json:"prefetches"`
 	Invalidations uint64 `json:"invalidations"`
 	BytesNVLink   uint64 `json:"bytes_nvlink"`
 	BytesPCIe     uint64 `json:"bytes_pcie"`
@@ -48,9 +54,11 @@ func (c *Counters) Add(o *Counters) {
 	c.Duplications += o.Duplications
 	c.Collapses += o.Collapses
 	c.RemoteLines += o.RemoteLines
+	c.HostLines += o.HostLines
 	c.ACNotifications += o.ACNotifications
 	c.ACThrottled += o.ACThrottled
 	c.Evictions += o.Evictions
+	c.Prefetches += o.Prefetches
 	c.Invalidations += o.Invalidations
 	c.BytesNVLink += o.BytesNVLink
 	c.BytesPCIe += o.BytesPCIe

@@ -6,9 +6,12 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sarchlab/akita/v3/sim"
 
+	"github.com/mgpu-sim/mgpu/earlyadaptor"
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/prefetch"
 	"github.com/mgpu-sim/mgpu/stats"
+	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
@@ -28,6 +31,8 @@ type Builder struct {
 	bufSize  int
 	delay    sim.VTimeInSec
 	log      zerolog.Logger
+	seed     uint64
+	line     int
 }
 
 // MakeBuilder returns a builder with the default driver config.
@@ -79,6 +84,12 @@ func (b Builder) WithBufferSize(n int) Builder { b.bufSize = n; return b }
 // would never be ticked again: give it a cycle there.
 func (b Builder) WithRecvDelay(d sim.VTimeInSec) Builder { b.delay = d; return b }
 
+// WithLineSize sets the cache-line size of zero-copy host accesses.
+func (b Builder) WithLineSize(n int) Builder { b.line = n; return b }
+
+// WithSeed seeds the random evictions (random-4kb, linear-random).
+func (b Builder) WithSeed(seed uint64) Builder { b.seed = seed; return b }
+
 // WithLogger sets where the driver logs: fault batches at trace, policy
 // and phase changes at debug. By default it logs nothing. The Service core
 // never logs; the Driver adapter logs what goes in and comes out of it.
@@ -121,9 +132,27 @@ func (b Builder) BuildService() (*Service, error) {
 	if b.cfg.Thrashing {
 		s.thrash = newThrashing(b.cfg, b.pages)
 	}
+	pf := b.cfg.Prefetch.ForPageSize(units.Bytes(b.pageSize))
+	if err := pf.Validate(); err != nil {
+		return nil, err
+	}
+	if pf.Policy != prefetch.Off && b.pages > 0 {
+		s.trees = make([]*prefetch.Tree, gpus)
+		for g := range s.trees {
+			t, err := prefetch.New(pf, b.pages)
+			if err != nil {
+				return nil, err
+			}
+			s.trees[g] = t
+		}
+	}
+	if err := s.buildEarlyAdaptor(b, pf, gpus); err != nil {
+		return nil, err
+	}
 	if b.capacity > 0 && uint64(b.capacity) < b.pages {
-		per := uint64(b.cfg.EvictionChunk) / b.pageSize
-		ev, err := eviction.New(b.cfg.Eviction, gpus, b.pages, per)
+		ev, err := eviction.NewWith(b.cfg.Eviction, eviction.Options{GPUs: gpus, Pages: b.pages,
+			PagesPerChunk: max(1, uint64(b.cfg.EvictionChunk)/b.pageSize),
+			PagesPerBlock: max(1, uint64(pf.BlockSize)/b.pageSize), Seed: b.seed})
 		if err != nil {
 			return nil, err
 		}
@@ -139,6 +168,35 @@ func (b Builder) BuildService() (*Service, error) {
 	return s, nil
 }
 
+// buildEarlyAdaptor gives every GPU an Early-Adaptor controller over its
+// prefetcher, when uvm.prefetch_control asks for one.
+func (s *Service) buildEarlyAdaptor(b Builder, pf prefetch.Config, gpus int) error {
+	switch b.cfg.PrefetchControl {
+	case ControlNone, "":
+		return nil
+	case ControlEarlyAdaptor:
+	default:
+		return fmt.Errorf("uvm.prefetch_control %q: valid values are %s, %s", b.cfg.PrefetchControl, ControlNone, ControlEarlyAdaptor)
+	}
+	if s.trees == nil || pf.Policy != prefetch.TBN {
+		return fmt.Errorf("uvm.prefetch_control=early-adaptor steers the tree prefetcher: set uvm.prefetch.policy=tbn")
+	}
+	capacity := uint64(0)
+	if b.capacity > 0 {
+		capacity = uint64(b.capacity)
+	}
+	s.ea = make([]*earlyadaptor.Controller, gpus)
+	for g := range s.ea {
+		c, err := earlyadaptor.New(b.cfg.EA, s.trees[g], earlyadaptor.GPU{CapacityPages: capacity,
+			PagesPerVABlock: uint64(pf.VABlockSize / pf.PageSize)})
+		if err != nil {
+			return err
+		}
+		s.ea[g] = c
+	}
+	return nil
+}
+
 // Build makes the driver component named name (e.g. "Driver").
 func (b Builder) Build(name string) (*Driver, error) {
 	if b.engine == nil {
@@ -151,7 +209,12 @@ func (b Builder) Build(name string) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Driver{ComponentBase: sim.NewComponentBase(name), engine: b.engine, svc: svc, recvDelay: b.delay, log: b.log}
+	line := b.line
+	if line == 0 {
+		line = 64
+	}
+	d := &Driver{ComponentBase: sim.NewComponentBase(name), engine: b.engine, svc: svc, recvDelay: b.delay, log: b.log,
+		lineBytes: line, hostMem: sim.VTimeInSec(b.cfg.HostMemoryNs * 1e-9)}
 	d.port = sim.NewLimitNumMsgPort(d, b.bufSize, name+".PCIe")
 	d.AddPort("PCIe", d.port)
 	d.out = uvmproto.NewOutbox(d.port, b.engine)

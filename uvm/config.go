@@ -1,6 +1,10 @@
 package uvm
 
-import "github.com/mgpu-sim/mgpu/units"
+import (
+	"github.com/mgpu-sim/mgpu/earlyadaptor"
+	"github.com/mgpu-sim/mgpu/prefetch"
+	"github.com/mgpu-sim/mgpu/units"
+)
 
 // Config holds the host UVM driver's parameters.
 type Config struct {
@@ -44,13 +48,45 @@ type Config struct {
 	// Which pages leave a full GPU: the NVIDIA driver's 2 MB root chunks,
 	// least recently migrated in (uvm_pmm_gpu.c; notes §3.6), or a true
 	// per-page LRU oracle.
-	Eviction string `yaml:"eviction" doc:"eviction policy: lrm-2mb (NVIDIA driver default) | lru-4kb"`
+	Eviction string `yaml:"eviction" doc:"eviction policy: lrm-2mb (NVIDIA driver default) | lru-4kb (oracle) | lru-2mb | lfu-2mb | random-4kb (UVMSmart) | sequential-local | tbn | linear-random (UVMMU)"`
 	// The unit the lrm-2mb policy evicts: the driver's root chunk.
 	EvictionChunk units.Bytes `yaml:"eviction_chunk" doc:"lrm-2mb chunk size in bytes (NVIDIA root chunk: 2MB)"`
+	// Host DRAM time of a zero-copy line access (a GPU reading or writing
+	// a page that stays on the host, over PCIe). No paper gives it; 100 ns
+	// is the host memory latency policy.host_mem_ns uses for OASIS-InMem.
+	HostMemoryNs float64 `yaml:"host_memory_ns" doc:"host DRAM time of a zero-copy access over PCIe (no source; 100, as policy.host_mem_ns)"`
+	// What a fault batch brings beyond its faulted pages: the driver's
+	// tree prefetcher over 2 MB VA blocks of 64 KB basic blocks. Off by
+	// default: the papers' multi-GPU simulators (MGPUSim and its UVM
+	// extensions) have no prefetcher, while the NVIDIA driver's default
+	// is tbn at 51 (the oversubscription studies use it).
+	Prefetch prefetch.Config `yaml:"prefetch"`
+	// Who sets the prefetcher's per-VA-block thresholds while a run goes:
+	// nobody (every block keeps uvm.prefetch.threshold) or Early-Adaptor
+	// (package earlyadaptor, one controller per GPU; needs the tbn
+	// prefetcher).
+	PrefetchControl string `yaml:"prefetch_control" doc:"who sets the tbn thresholds per VA block: none | early-adaptor (EA, ISPASS'23)"`
+	// Early-Adaptor's parameters (earlyadaptor.Config; EA paper and the
+	// choices its doc comments give where the paper is silent).
+	EA earlyadaptor.Config `yaml:"ea"`
 }
+
+// Prefetch controllers.
+const (
+	ControlNone         = "none"
+	ControlEarlyAdaptor = "early-adaptor"
+)
 
 // DefaultConfig returns the driver defaults above.
 func DefaultConfig() Config {
 	return Config{FaultBatch: 256, FaultServiceNs: 0, PerFaultNs: 1000, HostThreads: 16,
-		ThrashingLapseNs: 500000, ThrashingThreshold: 3, ThrashingPinThreshold: 10, Eviction: "lrm-2mb", EvictionChunk: 2 * units.MB}
+		ThrashingLapseNs: 500000, ThrashingThreshold: 3, ThrashingPinThreshold: 10, Eviction: "lrm-2mb", EvictionChunk: 2 * units.MB,
+		HostMemoryNs: 100, Prefetch: defaultPrefetch(), PrefetchControl: ControlNone, EA: earlyadaptor.DefaultConfig()}
+}
+
+// defaultPrefetch is the driver's prefetcher configuration, switched off.
+func defaultPrefetch() prefetch.Config {
+	c := prefetch.DefaultConfig()
+	c.Policy = prefetch.Off
+	return c
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
 // Driver is the host UVM driver as an Akita component: a thin adapter that
@@ -24,6 +25,10 @@ type Driver struct {
 
 	recvPending bool
 	recvDelay   sim.VTimeInSec
+
+	// lineBytes and hostMem size and time zero-copy host accesses.
+	lineBytes int
+	hostMem   sim.VTimeInSec
 
 	log   zerolog.Logger
 	watch policyWatch
@@ -115,11 +120,26 @@ func (d *Driver) Handle(e sim.Event) error {
 	}
 	d.recvPending = false
 	for msg := d.port.Retrieve(now); msg != nil && d.err == nil; msg = d.port.Retrieve(now) {
+		if req, ok := msg.(*uvmproto.RDMAReq); ok {
+			d.serveHost(now, req)
+			continue
+		}
 		d.logReceived(now, msg)
 		d.fail(d.svc.Receive(now, msg))
 		d.apply(now)
 	}
 	return d.err
+}
+
+// serveHost answers a zero-copy access to host memory: the lines are read
+// (or written) in host DRAM and the answer goes back over PCIe. Host memory
+// is the driver's side of the link, so the driver's port serves it; the
+// fault protocol never sees these requests.
+func (d *Driver) serveHost(now sim.VTimeInSec, req *uvmproto.RDMAReq) {
+	rsp := d.svc.build.RDMAResponse(req, d.lineBytes)
+	src := req.Src
+	req.Release()
+	d.out.Send(rsp, src, now+d.hostMem)
 }
 
 func (d *Driver) fail(err error) {

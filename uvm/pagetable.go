@@ -151,9 +151,11 @@ func (t *PageTable) Resolve(g int, p uint64, write bool, d pagepolicy.Decision, 
 	t.bits[p] = d.Bits
 	owner := int(t.owner[p])
 	switch {
+	case d.Action == pagepolicy.MapRemote && owner == Host && d.HostRemote:
+		t.mapHost(g, p, plan)
 	case d.Action == pagepolicy.MapRemote && owner == Host:
-		// Host memory is never mapped remotely: first touch migrates,
-		// as the UVM driver does.
+		// Without HostRemote a host page migrates on first touch, as
+		// the UVM driver does.
 		plan.Action = pagepolicy.Migrate
 		t.migrate(g, p, plan)
 	case d.Action == pagepolicy.Migrate:
@@ -206,9 +208,30 @@ func (t *PageTable) collapse(g int, p uint64, plan *Plan) {
 	t.migrate(g, p, plan)
 }
 
+// mapHost maps host page p remotely on g (zero-copy over PCIe). The host
+// copy is the only one, so every mapping of it may write.
+func (t *PageTable) mapHost(g int, p uint64, plan *Plan) {
+	t.remote[p] |= 1 << uint(g)
+	t.writable[p] = true
+	plan.Map = append(plan.Map, Mapping{GPU: g, Page: p, Kind: RemoteRW, Owner: Host, Bits: t.bits[p]})
+}
+
+// dropRemote plans the shootdown of every remote mapping of p.
+func (t *PageTable) dropRemote(p uint64, plan *Plan) {
+	for m := t.remote[p]; m != 0; {
+		h := bits.TrailingZeros64(m)
+		m &^= 1 << uint(h)
+		plan.Inval = append(plan.Inval, Inval{GPU: h, Page: p})
+	}
+	t.remote[p] = 0
+}
+
 func (t *PageTable) duplicate(g int, p uint64, plan *Plan) {
 	owner := int(t.owner[p])
 	if owner == Host {
+		// Zero-copy mappings of the host copy would write it after the
+		// replica was taken.
+		t.dropRemote(p, plan)
 		plan.Copy = append(plan.Copy, Transfer{From: Host, To: g, Page: p})
 		t.owner[p], t.writable[p] = int8(g), false
 		t.setCopies(p, 1<<uint(g))

@@ -18,8 +18,9 @@ func checkPage(tb testing.TB, t *PageTable, p uint64) {
 	tb.Helper()
 	pg := t.Page(p)
 	if pg.Owner == Host {
-		if pg.Copies != 0 || pg.Remote != 0 {
-			tb.Fatalf("host page with GPU copies %b / remote %b", pg.Copies, pg.Remote)
+		// Zero-copy mappings may point at the host copy; no GPU holds one.
+		if pg.Copies != 0 || pg.Remote != 0 && !t.Writable(p) {
+			tb.Fatalf("host page with GPU copies %b / read-only remote %b", pg.Copies, pg.Remote)
 		}
 		return
 	}
@@ -183,5 +184,46 @@ func TestMoveRevokesTheRequestersRemoteMapping(t *testing.T) {
 		if !revoked {
 			t.Errorf("%v to GPU 1: its remote mapping was not shot down: %+v", act, plan.Inval)
 		}
+	}
+}
+
+// Zero-copy: a host page mapped remotely stays on the host, writable by
+// every mapper; moving or replicating it first shoots every mapping down,
+// the mover's own included.
+func TestResolveHostRemote(t *testing.T) {
+	host := func(pt *PageTable, g int, p uint64, write bool) Plan {
+		var plan Plan
+		pt.Resolve(g, p, write, pagepolicy.Decision{Action: pagepolicy.MapRemote, HostRemote: true}, &plan)
+		checkPage(t, pt, p)
+		return plan
+	}
+	pt := NewPageTable(4)
+	if plan := host(pt, 0, 1, false); len(plan.Copy) != 0 || len(plan.Inval) != 0 || len(plan.Map) != 1 ||
+		plan.Map[0].Kind != RemoteRW || plan.Map[0].Owner != Host {
+		t.Fatalf("zero-copy map: %+v", plan)
+	}
+	host(pt, 2, 1, true)
+	if pg := pt.Page(1); pg.Owner != Host || pg.Remote != 0b101 || pt.Used(0) != 0 {
+		t.Fatalf("after two zero-copy maps: %+v", pg)
+	}
+	if m, ok := pt.Adequate(2, 1, true); !ok || m.Kind != RemoteRW {
+		t.Fatalf("a zero-copy mapper's write needs no fault: %+v %v", m, ok)
+	}
+	// Without HostRemote, MapRemote of a host page migrates (first touch).
+	if plan := resolve(pt, 1, 2, false, pagepolicy.MapRemote); plan.Action != pagepolicy.Migrate || len(plan.Copy) != 1 {
+		t.Fatalf("MapRemote without HostRemote: %+v", plan)
+	}
+	// The counter migration of page 1 to GPU 0 drops both mappings.
+	plan := resolve(pt, 0, 1, true, pagepolicy.Migrate)
+	checkPage(t, pt, 1)
+	if len(plan.Inval) != 2 || len(plan.Copy) != 1 || plan.Copy[0].From != Host {
+		t.Fatalf("migration from the host under zero-copy mappings: %+v", plan)
+	}
+	// A replica taken from the host drops the zero-copy mappers first.
+	host(pt, 3, 3, true)
+	plan = resolve(pt, 1, 3, false, pagepolicy.Duplicate)
+	checkPage(t, pt, 3)
+	if len(plan.Inval) != 1 || plan.Inval[0].GPU != 3 || pt.Page(3).Remote != 0 {
+		t.Fatalf("duplicate of a zero-copy page: %+v", plan)
 	}
 }

@@ -2,11 +2,14 @@ package uvm
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"github.com/mgpu-sim/mgpu/earlyadaptor"
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/prefetch"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
@@ -52,6 +55,15 @@ type Service struct {
 	pinned   []uint64
 	victims  []uint64
 
+	// trees is each GPU's prefetcher (nil: prefetching off); arrived and
+	// extra are its scratch.
+	trees        []*prefetch.Tree
+	seeds, extra []uint64
+	// ea steers each GPU's tree (nil: no controller); eaErr is its first
+	// error, reported by the next Tick.
+	ea    []*earlyadaptor.Controller
+	eaErr error
+
 	ready ServiceReady
 }
 
@@ -92,6 +104,7 @@ type batch struct {
 	pendingAcks int
 	pendingDone int
 	copies      []Transfer
+	prefetched  []uint64
 	maps        [][]uvmproto.Mapping
 	resolved    [][]uvmproto.Resolution
 	invals      [][]uvmproto.Inval
@@ -180,6 +193,9 @@ func (s *Service) Tick(now sim.VTimeInSec) error {
 	switch s.cur.phase {
 	case phaseService:
 		s.service(now)
+		if s.eaErr != nil {
+			return s.eaErr
+		}
 	case phaseDecided:
 		s.sendInvalidations(now, s.cur.invals)
 	default:
@@ -278,7 +294,13 @@ func (s *Service) service(now sim.VTimeInSec) {
 		s.table.Resolve(g, f.Page, f.Write, dec, plan)
 		s.collect(g, plan, s.count(g, plan, wasHost), invals)
 	}
+	if s.trees != nil && !b.counter {
+		s.prefetch(g, invals)
+	}
 	s.evict(invals)
+	if s.ea != nil && !b.counter {
+		s.adapt(g, now)
+	}
 	if lookup > 0 {
 		// The policy's lookups delay the batch's resolution.
 		b.invals = invals
@@ -309,6 +331,9 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 	for _, p := range b.pages {
 		s.pinned[p] = b.id
 	}
+	for _, p := range b.prefetched {
+		s.pinned[p] = b.id
+	}
 	pinned := func(p uint64) bool { return s.pinned[p] == b.id }
 	plan := &s.scratch
 	for h := 0; h < s.gpus; h++ {
@@ -322,9 +347,80 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 			s.table.Evict(h, v, plan)
 			s.counters[h].Evictions++
 		}
+		if s.ea != nil {
+			s.eaFail(s.ea[h].OnEvict(float64(s.cur.servicedAt)*1e9, len(s.victims)))
+		}
 		s.collect(h, plan, uvmproto.CauseHost, invals)
 	}
 }
+
+// prefetch migrates to g, with the batch, the pages g's prefetcher picks
+// around the faulted pages that came to g. Only pages still on the host
+// with no copy anywhere move (EA §2.2: the prefetcher brings CPU-resident
+// pages); a page another GPU holds is left to the policy's next fault.
+func (s *Service) prefetch(g int, invals [][]uvmproto.Inval) {
+	b := s.cur
+	bit := uint64(1) << uint(g)
+	s.seeds = s.seeds[:0]
+	for _, f := range b.faults {
+		if s.table.Page(f.Page).Copies&bit != 0 {
+			s.seeds = append(s.seeds, f.Page)
+		}
+	}
+	if len(s.seeds) == 0 {
+		return
+	}
+	resident := func(p uint64) bool { return s.table.Page(p).Copies&bit != 0 }
+	s.extra = s.trees[g].Prefetch(s.seeds, resident, s.extra[:0])
+	plan := &s.scratch
+	for _, p := range s.extra {
+		pg := s.table.Page(p)
+		if pg.Owner != Host || pg.Copies != 0 {
+			continue
+		}
+		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+		s.table.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
+		s.collect(g, plan, uvmproto.CauseHost, invals)
+		b.prefetched = append(b.prefetched, p)
+		s.counters[g].Prefetches++
+	}
+}
+
+// adapt feeds GPU g's Early-Adaptor the batch's faulted pages (each once;
+// EA's history counts faults after handling, not prefetches), which may
+// change the thresholds the next batch's prefetch uses.
+func (s *Service) adapt(g int, now sim.VTimeInSec) {
+	s.seeds = s.seeds[:0]
+	for _, f := range s.cur.faults {
+		s.seeds = append(s.seeds, f.Page)
+	}
+	slices.Sort(s.seeds)
+	s.seeds = slices.Compact(s.seeds)
+	s.eaFail(s.ea[g].OnFaults(float64(now)*1e9, s.seeds))
+}
+
+func (s *Service) eaFail(err error) {
+	if err != nil && s.eaErr == nil {
+		s.eaErr = err
+	}
+}
+
+// EAStats are the Early-Adaptor controllers' counts, per GPU (nil without
+// one).
+func (s *Service) EAStats() []earlyadaptor.Stats {
+	if s.ea == nil {
+		return nil
+	}
+	out := make([]earlyadaptor.Stats, len(s.ea))
+	for g, c := range s.ea {
+		out[g] = c.Stats()
+	}
+	return out
+}
+
+// Trees are the GPUs' prefetchers (nil when prefetching is off), for a
+// controller such as Early-Adaptor that sets their thresholds.
+func (s *Service) Trees() []*prefetch.Tree { return s.trees }
 
 // lookupCost is the time a decision's own lookups add to the batch: all of
 // it when they follow the host page walk, the excess over the walk when
@@ -337,11 +433,11 @@ func (s *Service) lookupCost(dec pagepolicy.Decision) float64 {
 }
 
 // migrateGroupPage moves one page of a notified access-counter group to the
-// counting GPU g, if it lives on another GPU (host pages are not resident
-// anywhere yet and stay put).
+// counting GPU g, if it lives on another GPU, or on the host and g maps it
+// there (zero-copy); a host page g does not use stays put.
 func (s *Service) migrateGroupPage(g int, page uint64, invals [][]uvmproto.Inval) {
 	pg := s.table.Page(page)
-	if pg.Owner == Host || pg.Owner == g && pg.Copies == 1<<uint(g) {
+	if pg.Owner == Host && pg.Remote&(1<<uint(g)) == 0 || pg.Owner == g && pg.Copies == 1<<uint(g) {
 		return
 	}
 	plan := &s.scratch

@@ -278,7 +278,7 @@ func printSummary(w io.Writer, r *platform.Result) {
 	fmt.Fprintf(w, "  mem instructions %d   (%.2f M/s simulated per wall second)\n", t.MemInstructions, float64(t.MemInstructions)/r.Wall().Seconds()/1e6)
 	fmt.Fprintf(w, "  page faults      %d   protection faults %d   batches %d\n", t.PageFaults, t.ProtectionFaults, t.FaultBatches)
 	fmt.Fprintf(w, "  migrations       h2d %d   d2d %d   d2h %d   evictions %d (capacity %v per GPU)\n", t.MigrationsH2D, t.MigrationsD2D, t.MigrationsD2H, t.Evictions, r.GPUCapacity.Human())
-	fmt.Fprintf(w, "  duplications %d   collapses %d   remote lines %d   invalidations %d\n", t.Duplications, t.Collapses, t.RemoteLines, t.Invalidations)
+	fmt.Fprintf(w, "  duplications %d   collapses %d   remote lines %d (host %d)   invalidations %d\n", t.Duplications, t.Collapses, t.RemoteLines, t.HostLines, t.Invalidations)
 	fmt.Fprintf(w, "  bytes            NVLink %v   PCIe %v\n", units.Bytes(t.BytesNVLink).Human(), units.Bytes(t.BytesPCIe).Human())
 	s := r.Stalls
 	fmt.Fprintf(w, "  stalls (ms)      walk %.3f  host %.3f  migration %.3f  remote %.3f  dup %.3f  collapse %.3f\n",
