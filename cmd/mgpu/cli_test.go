@@ -405,3 +405,24 @@ func TestRunCSVSetColumns(t *testing.T) {
 		t.Fatalf("no policy.reset_threshold column holding 4:\n%s", b)
 	}
 }
+
+// Presets: a missing preset file and an oversubscription below 1 with a
+// preset are input errors that say what is valid.
+func TestPresetBadInput(t *testing.T) {
+	preset := filepath.Join("..", "..", "configs", "gtx1080ti.yaml")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--workload", "hotspot", "--config", "no-such-preset.yaml"}, "no-such-preset.yaml"},
+		{[]string{"run", "--workload", "hotspot", "--config", preset, "--oversubscribe", "0.5"}, "factor >= 1"},
+		{[]string{"run", "--workload", "hotspot", "--config", preset, "--set", "uvm.prefetch.threshold=0"}, "1..100"},
+		{[]string{"run", "--workload", "hotspot", "--config", preset, "--set", "uvm.prefetch.policy=nope"}, "off, sequential-local, tbn"},
+		{[]string{"run", "--workload", "hotspot", "--config", preset, "--set", "uvm.eviction=nope"}, "linear-random"},
+	} {
+		code, _, errs := mgpu(c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
