@@ -1,4 +1,4 @@
-// Package figures names the OASIS (and GRIT) figures as sweeps plus a
+// Package figures names the OASIS (and GRIT, Early-Adaptor, UVMMU) figures as sweeps plus a
 // reduction: which runs a figure needs, and how their results become one
 // value per application and series. Drawing is package plots' job: it
 // works from the table's CSV alone.
@@ -39,6 +39,10 @@ type Selector struct {
 	Policy string
 	GPUs   int
 	Sets   map[string]string
+	// PerRun, if set, gives more sets that depend on the run itself
+	// (Early-Adaptor's windows scale with the run's footprint); they join
+	// Sets when matching r.
+	PerRun func(r *platform.Result) map[string]string
 }
 
 // match compares the effective values of every overridden key, not the
@@ -49,17 +53,25 @@ func (s Selector) match(r *platform.Result) bool {
 	if r.Policy != s.Policy || s.GPUs != 0 && r.GPUs != s.GPUs {
 		return false
 	}
-	if maps.Equal(s.Sets, r.Sets) {
+	sSets := s.Sets
+	if s.PerRun != nil {
+		sSets = maps.Clone(s.Sets)
+		if sSets == nil {
+			sSets = map[string]string{}
+		}
+		maps.Copy(sSets, s.PerRun(r))
+	}
+	if maps.Equal(sSets, r.Sets) {
 		return true
 	}
 	want := platform.DefaultConfig()
-	for k, v := range s.Sets {
+	for k, v := range sSets {
 		if want.Set(k+"="+v) != nil {
 			return false
 		}
 	}
 	have, wanted := configValues(r.Config), configValues(want)
-	for _, sets := range []map[string]string{r.Sets, s.Sets} {
+	for _, sets := range []map[string]string{r.Sets, sSets} {
 		for k := range sets {
 			if have[k] != wanted[k] {
 				return false
@@ -91,6 +103,13 @@ const (
 	ShareOnTouch
 	ShareAccessCounter
 	ShareDuplication
+	// MigratedPages, PrefetchedPages, PCIeBytes and EvictedPages are the
+	// run's host-to-GPU page migrations (prefetches included), prefetched
+	// pages, bytes over PCIe and evicted pages over the baseline's.
+	MigratedPages
+	PrefetchedPages
+	PCIeBytes
+	EvictedPages
 )
 
 // Series is one bar per application.
@@ -112,6 +131,13 @@ type Figure struct {
 	// Summary, if set, replaces the per-application table (the ablation
 	// shows one row per step of averages).
 	Summary func(plots.Table) plots.Table
+	// Workloads, if set, are the figure's own applications, in table
+	// order, instead of the paper workloads the command passes (the
+	// oversubscription figures run the single-GPU UVMSmart/EA set).
+	Workloads []string
+	// SpecsAt, if set, replaces Specs when the specs depend on the scale
+	// (Early-Adaptor's windows follow the run's footprint).
+	SpecsAt func(workloads []string, scale float64) ([]sweep.Spec, error)
 }
 
 var ot4 = Selector{Policy: "on-touch", GPUs: 4}
@@ -216,7 +242,7 @@ func All() []Figure {
 			Series: speedups(ot4, sel("grit", 4, "policy.grit_threshold", "2"), sel("grit", 4, "policy.grit_threshold", "4"),
 				sel("grit", 4, "policy.grit_threshold", "8"), sel("grit", 4, "policy.grit_threshold", "16"))},
 	}
-	return append(figs, fidelityAblation())
+	return append(append(figs, fidelityAblation()), oversubFigures()...)
 }
 
 // AblationSteps are the cost-model levers of the fidelity work (issue 13),
@@ -303,9 +329,21 @@ func Lookup(name string) (Figure, error) {
 // Runs expands the figure's specs for the given workloads, scale and
 // results directory, without duplicates.
 func (f Figure) Runs(workloads []string, scale float64) ([]sweep.Run, error) {
+	if f.Workloads != nil {
+		workloads = f.Workloads
+	}
+	var specs []sweep.Spec
+	if f.SpecsAt != nil {
+		var err error
+		if specs, err = f.SpecsAt(workloads, scale); err != nil {
+			return nil, err
+		}
+	} else {
+		specs = f.Specs(workloads)
+	}
 	seen := map[string]bool{}
 	var runs []sweep.Run
-	for _, s := range f.Specs(workloads) {
+	for _, s := range specs {
 		s.Scale = scale
 		rs, err := s.Expand()
 		if err != nil {
@@ -334,7 +372,11 @@ func (f Figure) Reduce(results []*platform.Result) plots.Table {
 	for _, r := range results {
 		apps[r.Workload] = true
 	}
-	for _, w := range PaperWorkloads {
+	order := PaperWorkloads
+	if f.Workloads != nil {
+		order = f.Workloads
+	}
+	for _, w := range order {
 		if apps[w] {
 			t.Apps = append(t.Apps, w)
 			delete(apps, w)
@@ -428,11 +470,23 @@ func value(s Series, r, base *platform.Result) float64 {
 	if base == nil {
 		return nan
 	}
-	if s.Metric == Faults {
-		if base.Totals.PageFaults == 0 {
+	ratio := func(count func(*platform.Result) uint64) float64 {
+		if count(base) == 0 {
 			return nan
 		}
-		return float64(r.Totals.PageFaults) / float64(base.Totals.PageFaults)
+		return float64(count(r)) / float64(count(base))
+	}
+	switch s.Metric {
+	case Faults:
+		return ratio(func(x *platform.Result) uint64 { return x.Totals.PageFaults })
+	case MigratedPages:
+		return ratio(func(x *platform.Result) uint64 { return x.Totals.MigrationsH2D })
+	case PrefetchedPages:
+		return ratio(func(x *platform.Result) uint64 { return x.Totals.Prefetches })
+	case PCIeBytes:
+		return ratio(func(x *platform.Result) uint64 { return x.Totals.BytesPCIe })
+	case EvictedPages:
+		return ratio(func(x *platform.Result) uint64 { return x.Totals.Evictions })
 	}
 	return base.SimTimeNs / r.SimTimeNs
 }

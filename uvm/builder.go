@@ -33,6 +33,7 @@ type Builder struct {
 	log      zerolog.Logger
 	seed     uint64
 	line     int
+	objects  bool // objectOf knows the allocations
 }
 
 // MakeBuilder returns a builder with the default driver config.
@@ -64,7 +65,12 @@ func (b Builder) WithPages(pageSize, pages uint64) Builder {
 }
 
 // WithObjectLookup sets how a faulting pointer maps to an object ID.
-func (b Builder) WithObjectLookup(f func(ptr uint64) int) Builder { b.objectOf = f; return b }
+// Without it every address is outside any object but still allocated (the
+// prefetcher then may bring any page).
+func (b Builder) WithObjectLookup(f func(ptr uint64) int) Builder {
+	b.objectOf, b.objects = f, true
+	return b
+}
 
 // WithCounters gives the per-GPU counters the driver increments; by default
 // it keeps its own.
@@ -122,7 +128,7 @@ func (b Builder) BuildService() (*Service, error) {
 	}
 	s := &Service{
 		cfg: b.cfg, gpus: gpus, table: NewPageTable(b.pages),
-		objectOf: b.objectOf, counters: counters,
+		objectOf: b.objectOf, objects: b.objects, counters: counters, pageSize: b.pageSize,
 		build: uvmproto.MakeBuilder().WithPageSize(b.pageSize),
 	}
 	if b.cfg.HostThreads < 0 {

@@ -154,3 +154,26 @@ func TestServiceEarlyAdaptor(t *testing.T) {
 		t.Fatal("early-adaptor without tbn must be refused")
 	}
 }
+
+// The prefetcher never brings a page no allocation holds: the padding
+// between an object's end and its 2 MB slot stays where it is.
+func TestServicePrefetchSkipsPadding(t *testing.T) {
+	c := DefaultConfig()
+	c.FaultServiceNs, c.PerFaultNs, c.HostThreads = 1000, 100, 0
+	c.Prefetch = prefetch.DefaultConfig()
+	c.Prefetch.Threshold = 1
+	s, err := MakeBuilder().WithConfig(c).WithPolicy("on-touch", pagepolicy.DefaultConfig()).
+		WithGPUs(1).WithPages(4096, 512).WithObjectLookup(func(ptr uint64) int {
+		if ptr < 300*4096 {
+			return 0
+		}
+		return -1
+	}).BuildService()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runBatch(t, s, 0, 3)
+	if got := s.table.Used(0); got != 300 {
+		t.Fatalf("GPU 0 holds %d pages, want the object's 300", got)
+	}
+}

@@ -59,6 +59,8 @@ type Service struct {
 	// extra are its scratch.
 	trees        []*prefetch.Tree
 	seeds, extra []uint64
+	pageSize     uint64
+	objects      bool // objectOf tells allocated pages from padding
 	// ea steers each GPU's tree (nil: no controller); eaErr is its first
 	// error, reported by the next Tick.
 	ea    []*earlyadaptor.Controller
@@ -357,7 +359,9 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 // prefetch migrates to g, with the batch, the pages g's prefetcher picks
 // around the faulted pages that came to g. Only pages still on the host
 // with no copy anywhere move (EA §2.2: the prefetcher brings CPU-resident
-// pages); a page another GPU holds is left to the policy's next fault.
+// pages); a page another GPU holds is left to the policy's next fault, and
+// a page no allocation holds (the padding of an object's 2 MB slot) never
+// moves, as the driver's VA blocks end at their allocation's range.
 func (s *Service) prefetch(g int, invals [][]uvmproto.Inval) {
 	b := s.cur
 	bit := uint64(1) << uint(g)
@@ -375,8 +379,8 @@ func (s *Service) prefetch(g int, invals [][]uvmproto.Inval) {
 	plan := &s.scratch
 	for _, p := range s.extra {
 		pg := s.table.Page(p)
-		if pg.Owner != Host || pg.Copies != 0 {
-			continue
+		if pg.Owner != Host || pg.Copies != 0 || s.objects && s.objectOf(p*s.pageSize) < 0 {
+			continue // not on the host only, or no allocation's page (2 MB-slot padding)
 		}
 		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
 		s.table.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
