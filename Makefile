@@ -40,13 +40,19 @@ golden-full:
 	MGPU_GOLDEN_FULL=1 $(GO) test ./platform -run TestGoldenPaperRuns -parallel 2 -timeout 60m
 
 # Go benchmarks, then the wall time of every paper workload at Table II
-# size on 4 GPUs under on-touch.
+# size on 4 GPUs under on-touch, and of the oversubscription workloads on
+# one GPU.
 PAPER_WORKLOADS := bfs c2d fft i2c mm mt pr st lenet vgg16 resnet18
+# The oversubscription papers' workloads, on one GPU at their default sizes.
+OVERSUB_WORKLOADS := 2dconv atax bicg fdtd2d hotspot pathfinder nw backprop srad rbfs ra
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./platform/ ./cache/ ./interconnect/ ./benchmarks/
 	@for w in $(PAPER_WORKLOADS); do \
 		$(BIN) list | grep -q "^  $$w " || { echo "$$w: not built yet"; continue; }; \
 		/usr/bin/env time -f "$$w: wall %e s, peak RSS %M KB" $(BIN) run --workload $$w --gpus 4 --policy on-touch | grep -E "on 4 GPUs|mem instructions"; \
+	done
+	@for w in $(OVERSUB_WORKLOADS); do \
+		/usr/bin/env time -f "$$w: wall %e s, peak RSS %M KB" $(BIN) run --workload $$w --gpus 1 --policy on-touch | grep -E "on 1 GPUs|mem instructions"; \
 	done
 
 lint:
