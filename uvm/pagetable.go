@@ -240,11 +240,7 @@ func (t *PageTable) duplicate(g int, p uint64, plan *Plan) {
 	}
 	// Remote mappings may write; they cannot coexist with replicas (g's
 	// own included: it would write the owner's copy after it was sent).
-	for m := t.remote[p]; m != 0; {
-		h := bits.TrailingZeros64(m)
-		m &^= 1 << uint(h)
-		plan.Inval = append(plan.Inval, Inval{GPU: h, Page: p})
-	}
+	t.dropRemote(p, plan)
 	if t.writable[p] {
 		plan.Inval = append(plan.Inval, Inval{GPU: owner, Page: p, Downgrade: true})
 	}
@@ -252,7 +248,6 @@ func (t *PageTable) duplicate(g int, p uint64, plan *Plan) {
 		plan.Copy = append(plan.Copy, Transfer{From: owner, To: g, Page: p, Replica: true})
 	}
 	t.setCopies(p, t.copies[p]|1<<uint(g))
-	t.remote[p] = 0
 	t.writable[p] = false
 	plan.Map = append(plan.Map, Mapping{GPU: g, Page: p, Kind: LocalRO, Owner: g, Bits: t.bits[p]})
 }
@@ -272,12 +267,8 @@ func (t *PageTable) mapRemote(g int, p uint64, write bool, plan *Plan) {
 			m &^= 1 << uint(h)
 			plan.Inval = append(plan.Inval, Inval{GPU: h, Page: p})
 		}
-		for m := t.remote[p]; m != 0; {
-			h := bits.TrailingZeros64(m)
-			m &^= 1 << uint(h)
-			plan.Inval = append(plan.Inval, Inval{GPU: h, Page: p})
-		}
-		t.remote[p], t.writable[p] = 0, true
+		t.dropRemote(p, plan)
+		t.writable[p] = true
 		t.setCopies(p, 1<<uint(owner))
 		plan.Map = append(plan.Map, Mapping{GPU: owner, Page: p, Kind: LocalRW, Owner: owner, Bits: t.bits[p]})
 	}
@@ -319,12 +310,7 @@ func (t *PageTable) Evict(g int, p uint64, plan *Plan) (copyBack bool) {
 	others := t.copies[p] &^ bit
 	if int(t.owner[p]) == g || others == 0 {
 		// Remote mappings point at the owner's copy, which is going.
-		for m := t.remote[p]; m != 0; {
-			h := bits.TrailingZeros64(m)
-			m &^= 1 << uint(h)
-			plan.Inval = append(plan.Inval, Inval{GPU: h, Page: p})
-		}
-		t.remote[p] = 0
+		t.dropRemote(p, plan)
 	}
 	if others != 0 {
 		if int(t.owner[p]) == g {
