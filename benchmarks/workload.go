@@ -115,6 +115,9 @@ func Names() []string {
 func New(name string) (Workload, error) {
 	mk, ok := registry[name]
 	if !ok {
+		if n, alias := resolveAlias(name); alias {
+			return registry[n](), nil
+		}
 		return nil, fmt.Errorf("unknown workload %q: valid workloads are %s", name, strings.Join(Names(), ", "))
 	}
 	return mk(), nil
