@@ -1,0 +1,250 @@
+package benchmarks
+
+import "github.com/mgpu-sim/mgpu/objtable"
+
+// BiCGStab is SUV's BCG (a "BiCGStab kernel" from PolyBench): a dense
+// BiCGStab solver of A x = b. PolyBench's own bicg (the BiCG sub-kernel,
+// s = A^T r and q = A p) is `bicg`; SUV's program is not at hand, so this
+// is a model written here: unpreconditioned BiCGStab with one CUDA
+// kernel per step, the matrix-vector products PolyBench's row-per-thread
+// kernel (bicg_kernel2's pattern), the dot products block reductions with
+// one atomic add a block.
+//
+// Shape: a square float32 matrix of side n, a multiple of 64, plus eight
+// vectors of n floats and four dot-product scalars, coming closest to the
+// footprint (BiCGStabSize times Params.Scale): n = 8192 at scale 1 (256.3
+// MiB of 256), scale 16 is SUV's 4096 MB (n = 32768).
+//
+// Objects, in allocation (ID) order:
+//
+//	0 "A"     n*n float32, read only
+//	1 "b"     n float32, read only
+//	2 "x"     n float32, the solution
+//	3 "r"     n float32, the residual
+//	4 "r_hat" n float32, the shadow residual, read only after set-up
+//	5 "p"     n float32
+//	6 "v"     n float32, A p
+//	7 "s"     n float32
+//	8 "t"     n float32, A s
+//	9 "dots"  4 float32: (r_hat, r), (r_hat, v), (t, s), (t, t)
+//
+// All kernels are 1-D launches of ceil(n/256) blocks of 256 threads,
+// thread i on element i (a wavefront with no thread below n issues one
+// compute-only instruction). Set-up launches bicgstab_residual once:
+// thread i loads b[i], then for each j A[i][j] (64 addresses a row apart)
+// and x[j] (one address), then stores r[i] and r_hat[i]: 2n + 3
+// instructions. Each iteration then launches eight kernels:
+//
+//  1. bicgstab_dot (r_hat, r, dots): loads r_hat[i], r[i]; wavefront 0 of
+//     each block, after the block's tree reduction, adds the block's sum
+//     to dots[0] (an atomic, modelled as a one-lane write);
+//  2. bicgstab_update_p (r, p, v): p = r + beta (p - omega v): loads r, p,
+//     v, stores p;
+//  3. bicgstab_matvec (A, p, v): v[i] = 0 stored, for each j A[i][j] and
+//     p[j], v[i] stored: 2n + 2 instructions;
+//  4. bicgstab_dot (r_hat, v, dots): into dots[1];
+//  5. bicgstab_update_s (r, v, s): s = r - alpha v;
+//  6. bicgstab_matvec (A, s, t): t = A s;
+//  7. bicgstab_dot2 (t, s, dots): loads t, s; adds into dots[2] and dots[3];
+//  8. bicgstab_update_xr (x, p, s, t, r): x += alpha p + omega s, then
+//     r = s - omega t: loads x, p, s, stores x, loads t, stores r.
+//
+// The host reads the dot products between launches to form alpha, beta
+// and omega and passes them as kernel arguments; that host access, and
+// the zeroing of dots, p and v, are not modelled. BiCGStab iterates until
+// the residual is small, a count that depends on the matrix; the model
+// runs 4 iterations by default, Params.Iterations sets the count. That is
+// 33 launches and 18.9M instructions at scale 1, nearly all in the
+// matrix-vector products. The sums stay in registers, as in atax.
+//
+// Class: irregular, assigned here from the access pattern (the
+// matrix-vector products walk 64 rows an instruction, as bicg_kernel2,
+// which Early-Adaptor classes irregular); Early-Adaptor does not run it.
+type BiCGStab struct{}
+
+const (
+	// bcgIterations is the default iteration count.
+	bcgIterations = 4
+	// bcgDots is the number of dot-product scalars.
+	bcgDots = 4
+	// bcgReduceCycles is a 256-thread tree reduction in shared memory:
+	// eight steps, each behind a __syncthreads.
+	bcgReduceCycles = 8 * syncCycles
+)
+
+func init() {
+	Register("bicgstab", func() Workload { return BiCGStab{} })
+}
+
+// Name implements Workload.
+func (BiCGStab) Name() string { return "bicgstab" }
+
+// Description implements Workload.
+func (BiCGStab) Description() string {
+	return "dense BiCGStab (SUV BCG): 2 row-per-thread matrix-vector products, 3 dot products, 3 updates an iteration"
+}
+
+// Aliases implements Aliased.
+func (BiCGStab) Aliases() []string { return []string{"BCG"} }
+
+// PaperSize implements Sized.
+func (BiCGStab) PaperSize() PaperSize { return BiCGStabSize }
+
+// Class implements Classed.
+func (BiCGStab) Class() string { return ClassIrregular }
+
+// BiCGStabShape returns the matrix side and the iteration count bicgstab
+// uses for p.
+func BiCGStabShape(p Params) (n, iters int, err error) {
+	iters = bcgIterations
+	if p.Iterations > 0 {
+		iters = p.Iterations
+	}
+	n, err = linalgSide(BiCGStabSize, p, WavefrontSize, func(n int) uint64 {
+		return floatBytes * (uint64(n)*uint64(n) + 8*uint64(n) + bcgDots)
+	})
+	return n, iters, err
+}
+
+// Setup implements Workload.
+func (BiCGStab) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
+	n, iters, err := BiCGStabShape(p)
+	if err != nil {
+		return nil, err
+	}
+	vec := uint64(n) * floatBytes
+	a, err := alloc.MallocManaged(vec*uint64(n), "A")
+	if err != nil {
+		return nil, err
+	}
+	var v [8]uint64 // b, x, r, r_hat, p, v, s, t
+	for i, name := range []string{"b", "x", "r", "r_hat", "p", "v", "s", "t"} {
+		v[i] = alloc.MustMalloc(vec, name)
+	}
+	dots := alloc.MustMalloc(bcgDots*floatBytes, "dots")
+	id := lastObjects(alloc, 10)
+	const (
+		iA = iota
+		ib
+		ix
+		ir
+		irh
+		ip
+		iv
+		is
+		it
+		idots
+	)
+	addr := func(i int) uint64 { return v[i-1] }
+	load := func(i int) vecOp { return vecOp{base: addr(i)} }
+	store := func(i int) vecOp { return vecOp{base: addr(i), write: true} }
+	args := func(objs ...int) []int {
+		out := make([]int, len(objs))
+		for k, o := range objs {
+			out[k] = id[o]
+		}
+		return out
+	}
+	ks := []Kernel{rowMatvec{a: a, vec: addr(ix), n: n,
+		pre: []vecOp{load(ib)}, post: []vecOp{store(ir), store(irh)}}.kernel("bicgstab_residual", args(iA, ib, ix, ir, irh))}
+	for range iters {
+		ks = append(ks,
+			dotKernel("bicgstab_dot", args(irh, ir, idots), n, addr(irh), addr(ir), dots, 0),
+			vecKernel("bicgstab_update_p", args(ir, ip, iv), n, []vecOp{load(ir), load(ip), load(iv), store(ip)}),
+			rowMatvec{a: a, vec: addr(ip), n: n, pre: []vecOp{store(iv)}, post: []vecOp{store(iv)}}.kernel("bicgstab_matvec", args(iA, ip, iv)),
+			dotKernel("bicgstab_dot", args(irh, iv, idots), n, addr(irh), addr(iv), dots, 1),
+			vecKernel("bicgstab_update_s", args(ir, iv, is), n, []vecOp{load(ir), load(iv), store(is)}),
+			rowMatvec{a: a, vec: addr(is), n: n, pre: []vecOp{store(it)}, post: []vecOp{store(it)}}.kernel("bicgstab_matvec", args(iA, is, it)),
+			dotKernel("bicgstab_dot2", args(it, is, idots), n, addr(it), addr(is), dots, 2, 3),
+			vecKernel("bicgstab_update_xr", args(ix, ip, is, it, ir), n,
+				[]vecOp{load(ix), load(ip), load(is), store(ix), load(it), store(ir)}),
+		)
+	}
+	return ks, nil
+}
+
+// rowMatvec is a row-per-thread matrix-vector kernel over the n x n
+// matrix a: thread i issues pre on element i, then for each j the load of
+// a[i][j] (64 addresses a row apart) and of vec[j] (one address), then
+// post on element i.
+type rowMatvec struct {
+	a, vec    uint64
+	n         int
+	pre, post []vecOp
+}
+
+func (m rowMatvec) kernel(name string, args []int) Kernel {
+	n, loop := m.n, len(m.pre)
+	tail := loop + 2*m.n
+	return Kernel{
+		Name: name, Args: args,
+		Workgroups: ceilDiv(n, vecBlock), WavefrontsPerWorkgroup: vecBlock / WavefrontSize,
+		Wavefront: func(wg, wf, _ int) Stream {
+			t0 := wg*vecBlock + wf*WavefrontSize
+			if t0 >= n {
+				return idleStream()
+			}
+			return &Loop{N: tail + len(m.post), Gen: func(x int, in *Instruction) {
+				switch {
+				case x < loop || x >= tail:
+					op := vecOp{}
+					if x < loop {
+						op = m.pre[x]
+						in.Compute = loadCycles
+						if x == 0 {
+							in.Compute = indexCycles
+						}
+					} else {
+						op = m.post[x-tail]
+						in.Compute = mvFMACycles
+					}
+					in.Write = op.write
+					addBlock(in, op.base, 0, 0, 1, 1, t0, WavefrontSize, n)
+				case (x-loop)%2 == 0: // a[i][j]
+					in.Compute = mvFMACycles
+					addBlock(in, m.a, n, t0, WavefrontSize, n, (x-loop)/2, 1, n)
+				default: // vec[j]
+					in.Compute = loadCycles
+					addLane(in, elem(m.vec, (x-loop)/2, floatBytes))
+				}
+			}}
+		},
+	}
+}
+
+// dotKernel is a dot-product launch: thread i loads x[i] and y[i]; after
+// the block's reduction, wavefront 0 adds the block's sums into the
+// scalars slots of dots.
+func dotKernel(name string, args []int, n int, x, y, dots uint64, slots ...int) Kernel {
+	return Kernel{
+		Name: name, Args: args,
+		Workgroups: ceilDiv(n, vecBlock), WavefrontsPerWorkgroup: vecBlock / WavefrontSize,
+		Wavefront: func(wg, wf, _ int) Stream {
+			t0 := wg*vecBlock + wf*WavefrontSize
+			if t0 >= n {
+				return idleStream()
+			}
+			k := 2
+			if wf == 0 {
+				k += len(slots)
+			}
+			return &Loop{N: k, Gen: func(i int, in *Instruction) {
+				switch i {
+				case 0:
+					in.Compute = indexCycles
+					addBlock(in, x, 0, 0, 1, 1, t0, WavefrontSize, n)
+				case 1:
+					in.Compute = loadCycles
+					addBlock(in, y, 0, 0, 1, 1, t0, WavefrontSize, n)
+				default:
+					in.Compute = mvFMACycles
+					if i == 2 {
+						in.Compute = bcgReduceCycles
+					}
+					in.Write = true
+					addLane(in, elem(dots, slots[i-2], floatBytes))
+				}
+			}}
+		},
+	}
+}

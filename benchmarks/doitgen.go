@@ -1,0 +1,111 @@
+package benchmarks
+
+import "github.com/mgpu-sim/mgpu/objtable"
+
+// Doitgen is PolyBench/GPU's doitgen (doitgen.cu, the multiresolution
+// analysis kernel: sum[r][q][p] = sum_s A[r][q][s] C4[s][p], then A = sum)
+// as SUV's DTG, one launch pair per r.
+//
+// Shape: a cube NR = NQ = NP = n, a multiple of 32, A and sum n^3 float32
+// and C4 n^2, coming closest to the footprint (DoitgenSize times
+// Params.Scale): n = 160 at scale 1 (31.4 MiB of 32), scale 256 is SUV's
+// 8192 MB (n = 1024).
+//
+// Objects, in allocation (ID) order (AGpu, C4Gpu, sumGpu):
+//
+//	0 "A"   n^3 float32, read by kernel1, written by kernel2
+//	1 "C4"  n^2 float32, read only, read whole by every launch of kernel1
+//	2 "sum" n^3 float32, written by kernel1, read by kernel2
+//
+// For each r in 0 .. n-1, two launches over (NP/32) x (NR/8) blocks of
+// 32x8 threads (doitgen.cu sizes the grid's y from NR, equal to NQ here),
+// thread (tx, ty) for p = 32bx + tx, q = 8by + ty, mapped as gemm's (see
+// GEMM):
+//
+//   - doitgen_kernel1: the store of sum[r][q][p] = 0; for each s the load
+//     of A[r][q][s] (two addresses) and of C4[s][p] (32 consecutive); the
+//     store of sum[r][q][p]: 2n + 2 instructions a wavefront;
+//   - doitgen_kernel2: the load of sum[r][q][p] and the store of
+//     A[r][q][p]: 2.
+//
+// That is 2n launches and n x n^2/64 x (2n + 4) = 20.7M instructions at
+// scale 1. Each r touches only its own n^2 slice of A and sum, plus C4.
+// The sum stays in a register (see innerLoop).
+//
+// Class: regular, assigned here from the access pattern (Early-Adaptor
+// does not run it; SUV's Table I types it iterative and density, its own
+// classification).
+type Doitgen struct{}
+
+func init() {
+	Register("doitgen", func() Workload { return Doitgen{} })
+}
+
+// Name implements Workload.
+func (Doitgen) Name() string { return "doitgen" }
+
+// Description implements Workload.
+func (Doitgen) Description() string {
+	return "PolyBench/GPU doitgen (SUV DTG): per r, sum = A[r] x C4 then A[r] = sum, a launch pair per r"
+}
+
+// Aliases implements Aliased.
+func (Doitgen) Aliases() []string { return []string{"DTG"} }
+
+// PaperSize implements Sized.
+func (Doitgen) PaperSize() PaperSize { return DoitgenSize }
+
+// Class implements Classed.
+func (Doitgen) Class() string { return ClassRegular }
+
+// DoitgenSide returns the cube side n (NR = NQ = NP) doitgen uses for p.
+func DoitgenSide(p Params) (int, error) {
+	return linalgSide(DoitgenSize, p, convBlockX, func(n int) uint64 {
+		sq := uint64(n) * uint64(n)
+		return floatBytes * (2*sq*uint64(n) + sq)
+	})
+}
+
+// Setup implements Workload.
+func (Doitgen) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
+	n, err := DoitgenSide(p)
+	if err != nil {
+		return nil, err
+	}
+	slice := uint64(n) * uint64(n) * floatBytes
+	a, err := alloc.MallocManaged(slice*uint64(n), "A")
+	if err != nil {
+		return nil, err
+	}
+	c4 := alloc.MustMalloc(slice, "C4")
+	sum := alloc.MustMalloc(slice*uint64(n), "sum")
+	args := lastObjects(alloc, 3)
+	var ks []Kernel
+	for r := 0; r < n; r++ {
+		ar, sr := a+uint64(r)*slice, sum+uint64(r)*slice
+		l := innerLoop{c: sr, ni: n, nj: n, nk: n, zero: true, loads: []kAccess{{ar, n, atIK}, {c4, n, atKJ}}}
+		ks = append(ks, l.kernel("doitgen_kernel1", args), doitgenCopy(args, ar, sr, n))
+	}
+	return ks, nil
+}
+
+// doitgenCopy is doitgen_kernel2 for one r: A[r][q][p] = sum[r][q][p],
+// over the n x n slices at a and sum.
+func doitgenCopy(args []int, a, sum uint64, n int) Kernel {
+	gx := ceilDiv(n, convBlockX)
+	return Kernel{
+		Name: "doitgen_kernel2", Args: args,
+		Workgroups: gx * ceilDiv(n, convBlockY), WavefrontsPerWorkgroup: convBlockX * convBlockY / WavefrontSize,
+		Wavefront: func(wg, wf, _ int) Stream {
+			i0, j0 := polyWave(wg, wf, gx)
+			return &Loop{N: 2, Gen: func(x int, in *Instruction) {
+				in.Compute = indexCycles
+				base := sum
+				if x == 1 {
+					in.Compute, in.Write, base = loadCycles, true, a
+				}
+				addBlock(in, base, n, i0, convRows, n, j0, convBlockX, n)
+			}}
+		},
+	}
+}

@@ -1,0 +1,85 @@
+package benchmarks
+
+import "github.com/mgpu-sim/mgpu/objtable"
+
+// GEMM is a simple (untiled) matrix multiplication, C = alpha A B + beta
+// C, as ObservUVM's and SUV's GMM. ObservUVM calls cuBLAS sgemm, whose
+// kernels are closed and tiled; this models PolyBench/GPU's gemm_kernel
+// (gemm.cu) instead, the simple one-thread-per-element kernel, so its
+// accesses are the naive kernel's, not cuBLAS's.
+//
+// Shape: square float32 matrices of side n (NI = NJ = NK), a multiple of
+// 32, whose three arrays come closest to the footprint (GEMMSize times
+// Params.Scale): n = 1024 at scale 1 (12 MiB), scale 1024 is ObservUVM's
+// 12.0 GB (n = 32768), scale 576 SUV's 6912 MB (n = 24576).
+//
+// Objects, in allocation (ID) order (A_gpu, B_gpu, C_gpu):
+//
+//	0 "A" n*n float32, read only
+//	1 "B" n*n float32, read only
+//	2 "C" n*n float32, read and written
+//
+// One launch, gemm_kernel, of (n/32) x (n/8) blocks of 32x8 threads
+// (DIM_THREAD_BLOCK_X, _Y), workgroup wg = by*(n/32) + bx; thread (tx, ty)
+// computes C[i][j], i = 8by + ty, j = 32bx + tx. Wavefront wf holds block
+// rows 2wf and 2wf+1 (lane 32*(ty-2wf) + tx) and issues 2n + 2
+// instructions:
+//
+//  1. the load of C[i][j] (c *= beta), two rows of 32 floats;
+//  2. for each k: the load of A[i][k] (two addresses, one per row) and of
+//     B[k][j] (32 consecutive floats);
+//  3. the store of C[i][j].
+//
+// That is n*n/64 x (2n + 2) = 33.6M instructions at scale 1. Every block
+// row streams all of B and the blocks of one row share A's rows;
+// ObservUVM prefers LRU. The sum stays in a register (see innerLoop).
+//
+// Class: regular, assigned here from the access pattern; Early-Adaptor
+// does not run it.
+type GEMM struct{}
+
+func init() {
+	Register("gmm", func() Workload { return GEMM{} })
+}
+
+// Name implements Workload.
+func (GEMM) Name() string { return "gmm" }
+
+// Description implements Workload.
+func (GEMM) Description() string {
+	return "PolyBench/GPU gemm (for ObservUVM's cuBLAS sgemm, GMM): C = aAB + bC, one thread per element, no tiling"
+}
+
+// Aliases implements Aliased.
+func (GEMM) Aliases() []string { return []string{"GMM"} }
+
+// PreferredEviction implements EvictionPreferring.
+func (GEMM) PreferredEviction() (string, string) { return obsLRU, observUVMTable }
+
+// PaperSize implements Sized.
+func (GEMM) PaperSize() PaperSize { return GEMMSize }
+
+// Class implements Classed.
+func (GEMM) Class() string { return ClassRegular }
+
+// GEMMSide returns the matrix side gmm uses for p.
+func GEMMSide(p Params) (int, error) {
+	return linalgSide(GEMMSize, p, convBlockX, squareBytes(3))
+}
+
+// Setup implements Workload.
+func (GEMM) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
+	n, err := GEMMSide(p)
+	if err != nil {
+		return nil, err
+	}
+	bytes := uint64(n) * uint64(n) * floatBytes
+	a, err := alloc.MallocManaged(bytes, "A")
+	if err != nil {
+		return nil, err
+	}
+	b := alloc.MustMalloc(bytes, "B")
+	c := alloc.MustMalloc(bytes, "C")
+	l := innerLoop{c: c, ni: n, nj: n, nk: n, loads: []kAccess{{a, n, atIK}, {b, n, atKJ}}}
+	return []Kernel{l.kernel("gemm_kernel", lastObjects(alloc, 3))}, nil
+}

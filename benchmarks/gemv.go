@@ -1,0 +1,117 @@
+package benchmarks
+
+import "github.com/mgpu-sim/mgpu/objtable"
+
+// GEMV is the matrix-vector product y = alpha A x (beta 0) as ObservUVM's
+// GMV. ObservUVM calls cuBLAS sgemv, whose kernels are closed; this
+// models a warp-per-row kernel, the coalesced way to multiply a row-major
+// matrix: each wavefront reduces one row of A against x.
+//
+// Shape: A is n x n float32 with n a multiple of 64, x and y n floats,
+// coming closest to the footprint (GEMVSize times Params.Scale): n = 7040
+// at scale 1 (189.1 MiB of 188.8), scale 128 is ObservUVM's 23.6 GB
+// (n = 79616).
+//
+// Objects, in allocation (ID) order:
+//
+//	0 "A" n*n float32, read only, streamed once
+//	1 "x" n float32, read only, read whole by every wavefront
+//	2 "y" n float32, written (beta 0: not read)
+//
+// One launch, sgemv_rows, of n/4 blocks of 256 threads: wavefront wf of
+// workgroup wg handles row r = 4wg + wf. It issues 2n/64 + 1
+// instructions: for each chunk c in 0 .. n/64-1 the load of A[r][64c+l]
+// and of x[64c+l] (lane l: 64 consecutive floats each), then, after the
+// shuffle reduction, the store of y[r] by lane 0.
+//
+// That is n x (2n/64 + 1) = 1.6M instructions at scale 1. A streams
+// through once while x is reused by every row; ObservUVM prefers LFU.
+//
+// Known simplifications: one call (ObservUVM does not say how many it
+// times); a real sgemv splits long rows over several warps or blocks and
+// unrolls, which changes the order of the loads within a row, not the
+// pages a row touches.
+//
+// Class: regular, assigned here from the access pattern (each wavefront
+// streams one row); Early-Adaptor does not run it.
+type GEMV struct{}
+
+// gemvReduceCycles is the warp reduction of the partial sums: six
+// shuffle-and-add steps.
+const gemvReduceCycles = 6 * loadCycles
+
+func init() {
+	Register("gemv", func() Workload { return GEMV{} })
+}
+
+// Name implements Workload.
+func (GEMV) Name() string { return "gemv" }
+
+// Description implements Workload.
+func (GEMV) Description() string {
+	return "matrix-vector y = Ax (ObservUVM GMV, for cuBLAS sgemv): one wavefront per row, coalesced"
+}
+
+// Aliases implements Aliased.
+func (GEMV) Aliases() []string { return []string{"GMV"} }
+
+// PreferredEviction implements EvictionPreferring.
+func (GEMV) PreferredEviction() (string, string) { return obsLFU, observUVMTable }
+
+// PaperSize implements Sized.
+func (GEMV) PaperSize() PaperSize { return GEMVSize }
+
+// Class implements Classed.
+func (GEMV) Class() string { return ClassRegular }
+
+// GEMVSide returns the matrix side gemv uses for p.
+func GEMVSide(p Params) (int, error) {
+	return linalgSide(GEMVSize, p, WavefrontSize, func(n int) uint64 {
+		return floatBytes * (uint64(n)*uint64(n) + 2*uint64(n))
+	})
+}
+
+// Setup implements Workload.
+func (GEMV) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
+	n, err := GEMVSide(p)
+	if err != nil {
+		return nil, err
+	}
+	vec := uint64(n) * floatBytes
+	a, err := alloc.MallocManaged(vec*uint64(n), "A")
+	if err != nil {
+		return nil, err
+	}
+	x := alloc.MustMalloc(vec, "x")
+	y := alloc.MustMalloc(vec, "y")
+	rowsPerBlock := vecBlock / WavefrontSize
+	chunks := n / WavefrontSize
+	return []Kernel{{
+		Name: "sgemv_rows", Args: lastObjects(alloc, 3),
+		Workgroups: ceilDiv(n, rowsPerBlock), WavefrontsPerWorkgroup: rowsPerBlock,
+		Wavefront: func(wg, wf, _ int) Stream {
+			r := wg*rowsPerBlock + wf
+			if r >= n {
+				return idleStream()
+			}
+			return &Loop{N: 2*chunks + 1, Gen: func(i int, in *Instruction) {
+				c := i / 2
+				switch {
+				case i == 2*chunks: // y[r], lane 0
+					in.Compute = gemvReduceCycles
+					in.Write = true
+					addLane(in, elem(y, r, floatBytes))
+				case i%2 == 0: // A[r][64c .. 64c+63]
+					in.Compute = mvFMACycles
+					if i == 0 {
+						in.Compute = indexCycles
+					}
+					addBlock(in, a, n, r, 1, n, c*WavefrontSize, WavefrontSize, n)
+				default: // x[64c .. 64c+63]
+					in.Compute = loadCycles
+					addBlock(in, x, 0, 0, 1, 1, c*WavefrontSize, WavefrontSize, n)
+				}
+			}}
+		},
+	}}, nil
+}

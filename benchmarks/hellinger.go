@@ -1,0 +1,129 @@
+package benchmarks
+
+import "github.com/mgpu-sim/mgpu/objtable"
+
+// Hellinger is HeCBench's hellinger-cuda as ObservUVM's and SUV's HEL:
+// the Hellinger distance between every row of a and every column of b,
+// c[row][col] = sqrt(max(0, 1 - sum_i sqrt(a[row][i] b[i][col]))), a
+// matrix-multiplication access pattern.
+//
+// Shape: HeCBench's proportions, M = s/8, N = s/4, P = s/2 for a size s
+// (m_size), here a multiple of 128 so that M and P are whole 16-thread
+// blocks; a is M x N, b N x P and c M x P float32, 0.875 s^2 bytes in all,
+// coming closest to the footprint (HellingerSize times Params.Scale): s =
+// 3072 at scale 1 (7.9 MiB; HeCBench's default is s = 6144), scale 1024 is
+// ObservUVM's 7.9 GB (s = 98432), scale 875 SUV's 6912 MB.
+//
+// Objects, in allocation (ID) order (a_device, b_device, c_device):
+//
+//	0 "a" M*N float32, read only
+//	1 "b" N*P float32, read only, read whole by every block row
+//	2 "c" M*P float32, write only, each element once
+//
+// One launch of (P/16) x (M/16) blocks of 16x16 threads (BLOCK_SIZE),
+// workgroup wg = by*(P/16) + bx; thread (tx, ty) computes c[row][col],
+// row = 16by + ty, col = 16bx + tx. Wavefront wf holds block rows 4wf ..
+// 4wf+3 (lane 16*(ty-4wf) + tx) and issues 2N + 1 instructions: for each
+// i the load of a[row][i] (four addresses, one per row) and of b[i][col]
+// (16 consecutive floats), then the store of c[row][col] (four rows of 16
+// floats).
+//
+// That is M*P/64 x (2N + 1) = 14.2M instructions a launch at scale 1.
+// HeCBench launches the kernel `repeat` times (its argument); one launch
+// by default, Params.Iterations sets the count. ObservUVM prefers LRU.
+//
+// Class: regular, assigned here from the access pattern; Early-Adaptor
+// does not run it.
+type Hellinger struct{}
+
+const (
+	// helBlock is HeCBench's BLOCK_SIZE.
+	helBlock = 16
+	// helRows is the block rows one wavefront holds.
+	helRows = WavefrontSize / helBlock
+	// helTermCycles is one term of the sum: a multiply, a square root
+	// and an add.
+	helTermCycles = 16
+	// helSizeMult keeps M = s/8 a multiple of helBlock.
+	helSizeMult = 8 * helBlock
+)
+
+func init() {
+	Register("hellinger", func() Workload { return Hellinger{} })
+}
+
+// Name implements Workload.
+func (Hellinger) Name() string { return "hellinger" }
+
+// Description implements Workload.
+func (Hellinger) Description() string {
+	return "HeCBench hellinger (ObservUVM/SUV HEL): Hellinger distance of a's rows and b's columns, 16x16 blocks"
+}
+
+// Aliases implements Aliased.
+func (Hellinger) Aliases() []string { return []string{"HEL"} }
+
+// PreferredEviction implements EvictionPreferring.
+func (Hellinger) PreferredEviction() (string, string) { return obsLRU, observUVMTable }
+
+// PaperSize implements Sized.
+func (Hellinger) PaperSize() PaperSize { return HellingerSize }
+
+// Class implements Classed.
+func (Hellinger) Class() string { return ClassRegular }
+
+// HellingerShape returns the size s (M = s/8, N = s/4, P = s/2) and the
+// launch count hellinger uses for p.
+func HellingerShape(p Params) (s, launches int, err error) {
+	s, err = linalgSide(HellingerSize, p, helSizeMult, func(s int) uint64 {
+		m, n, q := uint64(s/8), uint64(s/4), uint64(s/2)
+		return floatBytes * (m*n + n*q + m*q)
+	})
+	return s, max(p.Iterations, 1), err
+}
+
+// Setup implements Workload.
+func (Hellinger) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
+	s, launches, err := HellingerShape(p)
+	if err != nil {
+		return nil, err
+	}
+	m, n, q := s/8, s/4, s/2
+	a, err := alloc.MallocManaged(uint64(m)*uint64(n)*floatBytes, "a")
+	if err != nil {
+		return nil, err
+	}
+	b := alloc.MustMalloc(uint64(n)*uint64(q)*floatBytes, "b")
+	c := alloc.MustMalloc(uint64(m)*uint64(q)*floatBytes, "c")
+	gx := q / helBlock
+	k := Kernel{
+		Name: "hellinger", Args: lastObjects(alloc, 3),
+		Workgroups: gx * (m / helBlock), WavefrontsPerWorkgroup: helBlock * helBlock / WavefrontSize,
+		Wavefront: func(wg, wf, _ int) Stream {
+			row0 := wg/gx*helBlock + wf*helRows
+			col0 := wg % gx * helBlock
+			return &Loop{N: 2*n + 1, Gen: func(i int, in *Instruction) {
+				switch {
+				case i == 2*n:
+					in.Compute = helTermCycles
+					in.Write = true
+					addBlock(in, c, q, row0, helRows, m, col0, helBlock, q)
+				case i%2 == 0: // a[row][i/2]
+					in.Compute = helTermCycles
+					if i == 0 {
+						in.Compute = indexCycles
+					}
+					addBlock(in, a, n, row0, helRows, m, i/2, 1, n)
+				default: // b[i/2][col]
+					in.Compute = loadCycles
+					addBlock(in, b, q, i/2, 1, n, col0, helBlock, q)
+				}
+			}}
+		},
+	}
+	ks := make([]Kernel, launches)
+	for i := range ks {
+		ks[i] = k
+	}
+	return ks, nil
+}

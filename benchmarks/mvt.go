@@ -1,0 +1,127 @@
+package benchmarks
+
+import "github.com/mgpu-sim/mgpu/objtable"
+
+// MVT is PolyBench/GPU's mvt (mvt.cu: x1 += A y_1, x2 += A^T y_2) as
+// SUV's MVT: two matrix-vector kernels over one matrix, the first walking
+// its rows, the second its columns, like atax.
+//
+// Shape: a square float32 matrix of side n, a multiple of 32, plus four
+// vectors of n floats, coming closest to the footprint (MVTSize times
+// Params.Scale): n = 8192 at scale 1 (256.1 MiB of 256), scale 16 is
+// SUV's 4096 MB (n = 32768).
+//
+// Objects, in allocation (ID) order (a_gpu, x1_gpu, x2_gpu, y_1_gpu,
+// y_2_gpu):
+//
+//	0 "a"   n*n float32, read only
+//	1 "x1"  n float32, read and written by mvt_kernel1
+//	2 "x2"  n float32, read and written by mvt_kernel2
+//	3 "y_1" n float32, read only
+//	4 "y_2" n float32, read only
+//
+// Both kernels are launched, as mvt.cu launches them, with blocks of 32x8
+// threads (DIM_THREAD_BLOCK_X, _Y) on a grid of n/32 x 1, and compute i =
+// 32bx + tx without threadIdx.y: the eight thread rows of a block all do
+// the same 32 rows' work (and race on the same stores). So each of a
+// block's 4 wavefronts (two thread rows each) issues the accesses of the
+// same 32 threads, 32 distinct addresses an instruction, 2n + 2 of them:
+//
+//   - mvt_kernel1: the load of x1[i]; for each j the load of a[i][j] (32
+//     addresses a row apart: 32 lines, 32 pages once a row is a page) and
+//     of y_1[j] (one address); the store of x1[i];
+//   - mvt_kernel2: the same with a[j][i] (32 consecutive floats), y_2 and
+//     x2.
+//
+// That is 2 x n/32 x 4 x (2n + 2) = 33.6M instructions at scale 1, four
+// times what one thread per row would issue. The sum stays in a register,
+// as in atax (see ATAX).
+//
+// Class: irregular, assigned here from the access pattern (atax's, which
+// Early-Adaptor classes irregular); Early-Adaptor does not run it.
+type MVT struct{}
+
+func init() {
+	Register("mvt", func() Workload { return MVT{} })
+}
+
+// Name implements Workload.
+func (MVT) Name() string { return "mvt" }
+
+// Description implements Workload.
+func (MVT) Description() string {
+	return "PolyBench/GPU mvt (SUV MVT): x1 += Ay_1 (row-walking) then x2 += A^Ty_2 (column-walking)"
+}
+
+// Aliases implements Aliased.
+func (MVT) Aliases() []string { return []string{"MVT"} }
+
+// PaperSize implements Sized.
+func (MVT) PaperSize() PaperSize { return MVTSize }
+
+// Class implements Classed.
+func (MVT) Class() string { return ClassIrregular }
+
+// MVTSide returns the matrix side mvt uses for p.
+func MVTSide(p Params) (int, error) {
+	return linalgSide(MVTSize, p, convBlockX, func(n int) uint64 {
+		return floatBytes * (uint64(n)*uint64(n) + 4*uint64(n))
+	})
+}
+
+// Setup implements Workload.
+func (MVT) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
+	n, err := MVTSide(p)
+	if err != nil {
+		return nil, err
+	}
+	vec := uint64(n) * floatBytes
+	a, err := alloc.MallocManaged(vec*uint64(n), "a")
+	if err != nil {
+		return nil, err
+	}
+	x1 := alloc.MustMalloc(vec, "x1")
+	x2 := alloc.MustMalloc(vec, "x2")
+	y1 := alloc.MustMalloc(vec, "y_1")
+	y2 := alloc.MustMalloc(vec, "y_2")
+	id := lastObjects(alloc, 5)
+	return []Kernel{
+		mvtKernel("mvt_kernel1", []int{id[0], id[1], id[3]}, a, x1, y1, n, true),
+		mvtKernel("mvt_kernel2", []int{id[0], id[2], id[4]}, a, x2, y2, n, false),
+	}, nil
+}
+
+// mvtKernel is one mvt kernel: x[i] += sum_j a[i][j] y[j] (rows) or
+// a[j][i] y[j].
+func mvtKernel(name string, args []int, a, x, y uint64, n int, rows bool) Kernel {
+	last := 1 + 2*n
+	return Kernel{
+		Name: name, Args: args,
+		Workgroups: ceilDiv(n, convBlockX), WavefrontsPerWorkgroup: convBlockX * convBlockY / WavefrontSize,
+		Wavefront: func(wg, _, _ int) Stream {
+			i0 := wg * convBlockX
+			return &Loop{N: last + 1, Gen: func(k int, in *Instruction) {
+				switch {
+				case k == 0 || k == last: // x[i]
+					in.Compute = indexCycles
+					if k == last {
+						in.Compute = mvFMACycles
+					}
+					in.Write = k == last
+					addBlock(in, x, 0, 0, 1, 1, i0, convBlockX, n)
+				case k%2 == 1: // a[i][j] or a[j][i]
+					j := (k - 1) / 2
+					in.Compute = mvFMACycles
+					if rows {
+						addBlock(in, a, n, i0, convBlockX, n, j, 1, n)
+					} else {
+						addBlock(in, a, n, j, 1, n, i0, convBlockX, n)
+					}
+				default: // y[j], one address
+					in.Compute = loadCycles
+					addLane(in, elem(y, (k-1)/2, floatBytes))
+				}
+			}}
+		},
+	}
+}

@@ -1,0 +1,78 @@
+package benchmarks
+
+import "github.com/mgpu-sim/mgpu/objtable"
+
+// SYR2K is the symmetric rank-2k update C = alpha A B^T + alpha B A^T +
+// beta C as ObservUVM's SR2. ObservUVM calls cuBLAS ssyr2k, whose kernels
+// are closed; this models PolyBench/GPU's syr2k_kernel (syr2k.cu), which
+// computes the whole of C, one thread per element.
+//
+// Shape: A and B are n x m, C n x n float32 with m = n (NI = NJ), a
+// multiple of 32, the three arrays coming closest to the footprint
+// (SYR2KSize times Params.Scale): n = 864 at scale 1 (8.5 MiB of 8.3),
+// scale 1024 is ObservUVM's 8.3 GB (n = 27264).
+//
+// Objects, in allocation (ID) order (A_gpu, B_gpu, C_gpu):
+//
+//	0 "A" n*m float32, read only
+//	1 "B" n*m float32, read only
+//	2 "C" n*n float32, read and written
+//
+// One launch, syr2k_kernel, of (n/32) x (n/8) blocks of 32x8 threads,
+// mapped as gemm's (see GEMM). A wavefront issues 4m + 2 instructions:
+// the load of C[i][j]; for each k, in the expression's order, the loads
+// of A[i][k] (two addresses), B[j][k] (32 addresses a row apart), B[i][k]
+// and A[j][k]; the store of C[i][j].
+//
+// That is n*n/64 x (4m + 2) = 40.3M instructions at scale 1; ObservUVM
+// prefers LFU. The sum stays in a register (see innerLoop).
+//
+// Class: irregular, assigned here from the access pattern (as syrk's);
+// Early-Adaptor does not run it.
+type SYR2K struct{}
+
+func init() {
+	Register("syr2k", func() Workload { return SYR2K{} })
+}
+
+// Name implements Workload.
+func (SYR2K) Name() string { return "syr2k" }
+
+// Description implements Workload.
+func (SYR2K) Description() string {
+	return "PolyBench/GPU syr2k (ObservUVM SR2): C = aAB^T + aBA^T + bC, one thread per element"
+}
+
+// Aliases implements Aliased.
+func (SYR2K) Aliases() []string { return []string{"SR2"} }
+
+// PreferredEviction implements EvictionPreferring.
+func (SYR2K) PreferredEviction() (string, string) { return obsLFU, observUVMTable }
+
+// PaperSize implements Sized.
+func (SYR2K) PaperSize() PaperSize { return SYR2KSize }
+
+// Class implements Classed.
+func (SYR2K) Class() string { return ClassIrregular }
+
+// SYR2KSide returns the side n (= m) syr2k uses for p.
+func SYR2KSide(p Params) (int, error) {
+	return linalgSide(SYR2KSize, p, convBlockX, squareBytes(3))
+}
+
+// Setup implements Workload.
+func (SYR2K) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
+	n, err := SYR2KSide(p)
+	if err != nil {
+		return nil, err
+	}
+	bytes := uint64(n) * uint64(n) * floatBytes
+	a, err := alloc.MallocManaged(bytes, "A")
+	if err != nil {
+		return nil, err
+	}
+	b := alloc.MustMalloc(bytes, "B")
+	c := alloc.MustMalloc(bytes, "C")
+	l := innerLoop{c: c, ni: n, nj: n, nk: n, loads: []kAccess{{a, n, atIK}, {b, n, atJK}, {b, n, atIK}, {a, n, atJK}}}
+	return []Kernel{l.kernel("syr2k_kernel", lastObjects(alloc, 3))}, nil
+}

@@ -1,0 +1,80 @@
+package benchmarks
+
+import "github.com/mgpu-sim/mgpu/objtable"
+
+// SYRK is the symmetric rank-k update C = alpha A A^T + beta C as
+// ObservUVM's SRK. ObservUVM calls cuBLAS ssyrk, whose kernels are
+// closed; this models PolyBench/GPU's syrk_kernel (syrk.cu), which
+// computes the whole of C, both triangles, one thread per element.
+//
+// Shape: A is n x m and C n x n float32 with m = n (NI = NJ), a multiple
+// of 32, the two arrays coming closest to the footprint (SYRKSize times
+// Params.Scale): n = 1120 at scale 1 (9.6 MiB), scale 1024 is
+// ObservUVM's 9.6 GB (n = 35904).
+//
+// Objects, in allocation (ID) order (A_gpu, C_gpu):
+//
+//	0 "A" n*m float32, read only
+//	1 "C" n*n float32, read and written
+//
+// One launch, syrk_kernel, of (n/32) x (n/8) blocks of 32x8 threads,
+// mapped as gemm's (see GEMM): thread (tx, ty) computes C[i][j], i = 8by
+// + ty, j = 32bx + tx. A wavefront issues 2m + 2 instructions: the load of
+// C[i][j]; for each k the load of A[i][k] (two addresses) and of A[j][k]
+// (32 addresses a row apart: 32 lines, and 32 pages once a row is a page);
+// the store of C[i][j].
+//
+// That is n*n/64 x (2m + 2) = 43.9M instructions at scale 1. Each
+// wavefront walks 32 rows of A column by column while its block row
+// reuses two rows throughout; ObservUVM prefers LFU. The sum stays in a
+// register (see innerLoop).
+//
+// Class: irregular, assigned here from the access pattern (each A[j][k]
+// load spreads over 32 rows, as atax's row walk, which Early-Adaptor
+// classes irregular); Early-Adaptor does not run it.
+type SYRK struct{}
+
+func init() {
+	Register("syrk", func() Workload { return SYRK{} })
+}
+
+// Name implements Workload.
+func (SYRK) Name() string { return "syrk" }
+
+// Description implements Workload.
+func (SYRK) Description() string {
+	return "PolyBench/GPU syrk (ObservUVM SRK): C = aAA^T + bC, one thread per element, A read along rows and down columns"
+}
+
+// Aliases implements Aliased.
+func (SYRK) Aliases() []string { return []string{"SRK"} }
+
+// PreferredEviction implements EvictionPreferring.
+func (SYRK) PreferredEviction() (string, string) { return obsLFU, observUVMTable }
+
+// PaperSize implements Sized.
+func (SYRK) PaperSize() PaperSize { return SYRKSize }
+
+// Class implements Classed.
+func (SYRK) Class() string { return ClassIrregular }
+
+// SYRKSide returns the side n (= m) syrk uses for p.
+func SYRKSide(p Params) (int, error) {
+	return linalgSide(SYRKSize, p, convBlockX, squareBytes(2))
+}
+
+// Setup implements Workload.
+func (SYRK) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
+	n, err := SYRKSide(p)
+	if err != nil {
+		return nil, err
+	}
+	bytes := uint64(n) * uint64(n) * floatBytes
+	a, err := alloc.MallocManaged(bytes, "A")
+	if err != nil {
+		return nil, err
+	}
+	c := alloc.MustMalloc(bytes, "C")
+	l := innerLoop{c: c, ni: n, nj: n, nk: n, loads: []kAccess{{a, n, atIK}, {a, n, atJK}}}
+	return []Kernel{l.kernel("syrk_kernel", lastObjects(alloc, 2))}, nil
+}
