@@ -110,6 +110,8 @@ const (
 	PrefetchedPages
 	PCIeBytes
 	EvictedPages
+	// Slowdown is the run's sim time over the baseline's.
+	Slowdown
 )
 
 // Series is one bar per application.
@@ -487,6 +489,8 @@ func value(s Series, r, base *platform.Result) float64 {
 		return ratio(func(x *platform.Result) uint64 { return x.Totals.BytesPCIe })
 	case EvictedPages:
 		return ratio(func(x *platform.Result) uint64 { return x.Totals.Evictions })
+	case Slowdown:
+		return r.SimTimeNs / base.SimTimeNs
 	}
 	return base.SimTimeNs / r.SimTimeNs
 }

@@ -44,6 +44,8 @@ const (
 	over100 = "0"
 	over125 = "1.25"
 	over150 = "1.5"
+	over175 = "1.75"
+	over200 = "2"
 )
 
 func overLabel(o string) string {
@@ -54,6 +56,10 @@ func overLabel(o string) string {
 		return "125%"
 	case over150:
 		return "150%"
+	case over175:
+		return "175%"
+	case over200:
+		return "200%"
 	}
 	return o
 }
@@ -501,8 +507,93 @@ func uvmmuFig1() Figure {
 		Series: series, Summary: classRows}
 }
 
-// oversubFigures are the single-GPU oversubscription figures. UVMMU Fig. 4,
-// 5 and 6 need UVMMU's hardware fault path, which mgpu does not have yet.
+// UVMMUEvictions are UVMMU Fig. 5's victim choices under hardware
+// handling: the paper's Linear-Random first, then Sequential-local and
+// Tree-based, and LRU of 2 MB (UVMSmart's default) in place of the
+// paper's NRU, which mgpu does not have.
+var UVMMUEvictions = []string{"linear-random", "sequential-local", "tbn", "lru-2mb"}
+
+// uvmmuHW is UVMMU on the GTX 1080 Ti: hardware fault handling, no
+// prefetcher, victims chosen by ev.
+func uvmmuHW(ev string) []string {
+	return join(gtx1080ti, []string{"uvm.fault_handling", "hardware", "uvm.eviction", ev})
+}
+
+func uvmmuHWSel(ev, over string) Selector {
+	return sel(oversubPolicy, 1, join(uvmmuHW(ev), []string{"oversubscribe", over})...)
+}
+
+// uvmmuBaselineLatency is the NVIDIA UM baseline's software handling,
+// 45 us (UVMMU Table I; UVMSmart's page_fault_latency).
+const uvmmuBaselineLatency = "45000"
+
+func uvmmuHWSpec(w []string, evs []string, overs ...string) sweep.Spec {
+	sets := withSweep(fixed(uvmmuHW(evs[0])), "uvm.eviction", evs...)
+	return spec(w, []string{oversubPolicy}, []int{1}, "", withSweep(sets, "oversubscribe", overs...))
+}
+
+func uvmmuUMSpec(w []string, overs ...string) sweep.Spec {
+	sets := withSweep(fixed(uvmmuUM()), "uvm.fault_service_ns", uvmmuBaselineLatency)
+	return spec(w, []string{oversubPolicy}, []int{1}, "", withSweep(sets, "oversubscribe", overs...))
+}
+
+// uvmmuFig4 is UVMMU Fig. 4: UVMMU's speedup over NVIDIA UM (45 us
+// software handling, tree prefetch, LRU 2 MB) at 100, 125 and 150%.
+// UVMSmart, the paper's third bar, is not modelled yet.
+func uvmmuFig4() Figure {
+	overs := []string{over100, over125, over150}
+	var series []Series
+	for _, o := range overs {
+		series = append(series, Series{Label: "UVMMU @" + overLabel(o), Run: uvmmuHWSel("linear-random", o),
+			Base: uvmmuSel(uvmmuBaselineLatency, o), Metric: Speedup})
+	}
+	return Figure{Name: "uvmmu-fig4", Title: "UVMMU Fig. 4: UVMMU over NVIDIA UM (GTX 1080 Ti) at 100/125/150% (UVMSmart not modelled)",
+		YLabel: "speedup over NVIDIA UM", Workloads: UVMMUWorkloads,
+		Specs: func(w []string) []sweep.Spec {
+			return []sweep.Spec{uvmmuUMSpec(w, overs...), uvmmuHWSpec(w, UVMMUEvictions[:1], overs...)}
+		},
+		Series: series, Summary: classRows}
+}
+
+// uvmmuFig5 is UVMMU Fig. 5: each victim choice under UVMMU, as a speedup
+// over Linear-Random at 125% and 150%.
+func uvmmuFig5() Figure {
+	overs := []string{over125, over150}
+	var series []Series
+	for _, o := range overs {
+		for _, ev := range UVMMUEvictions[1:] {
+			series = append(series, Series{Label: ev + " @" + overLabel(o), Run: uvmmuHWSel(ev, o),
+				Base: uvmmuHWSel(UVMMUEvictions[0], o), Metric: Speedup})
+		}
+	}
+	return Figure{Name: "uvmmu-fig5", Title: "UVMMU Fig. 5: victim choice under UVMMU, speedup over Linear-Random at 125/150%",
+		YLabel: "speedup over linear-random", Workloads: UVMMUWorkloads,
+		Specs:  func(w []string) []sweep.Spec { return []sweep.Spec{uvmmuHWSpec(w, UVMMUEvictions, overs...)} },
+		Series: series, Summary: classRows}
+}
+
+// uvmmuFig6 is UVMMU Fig. 6: execution time from 100% to 200%, over the
+// same system's at 100%, for UVMMU and for NVIDIA UM.
+func uvmmuFig6() Figure {
+	overs := []string{over100, over125, over150, over175, over200}
+	var series []Series
+	for _, o := range overs[1:] {
+		series = append(series, Series{Label: "UVMMU @" + overLabel(o), Run: uvmmuHWSel("linear-random", o),
+			Base: uvmmuHWSel("linear-random", over100), Metric: Slowdown})
+	}
+	for _, o := range overs[1:] {
+		series = append(series, Series{Label: "UM @" + overLabel(o), Run: uvmmuSel(uvmmuBaselineLatency, o),
+			Base: uvmmuSel(uvmmuBaselineLatency, over100), Metric: Slowdown})
+	}
+	return Figure{Name: "uvmmu-fig6", Title: "UVMMU Fig. 6: execution time at 125-200% over 100% (UVMMU and NVIDIA UM)",
+		YLabel: "time over 100%", Workloads: UVMMUWorkloads,
+		Specs: func(w []string) []sweep.Spec {
+			return []sweep.Spec{uvmmuUMSpec(w, overs...), uvmmuHWSpec(w, UVMMUEvictions[:1], overs...)}
+		},
+		Series: series, Summary: classRows}
+}
+
+// oversubFigures are the single-GPU oversubscription figures.
 func oversubFigures() []Figure {
-	return []Figure{eaThreshold(), eaFig13(), eaFig14(), uvmmuFig1()}
+	return []Figure{eaThreshold(), eaFig13(), eaFig14(), uvmmuFig1(), uvmmuFig4(), uvmmuFig5(), uvmmuFig6()}
 }

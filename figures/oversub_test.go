@@ -89,6 +89,9 @@ func TestOversubFiguresExpand(t *testing.T) {
 		"ea-fig13":     len(EAWorkloads) * (len(EAThresholds) + 1),     // 7 thresholds + EA at 150%
 		"ea-fig14":     len(EAWorkloads) * (len(EAThresholds) + 1),
 		"uvmmu-fig1":   len(UVMMUWorkloads) * 3 * 3, // {50, 20, 0 us} x {100, 125, 150%}
+		"uvmmu-fig4":   len(UVMMUWorkloads) * 2 * 3, // {UM, UVMMU} x {100, 125, 150%}
+		"uvmmu-fig5":   len(UVMMUWorkloads) * 4 * 2, // 4 victim choices x {125, 150%}
+		"uvmmu-fig6":   len(UVMMUWorkloads) * 2 * 5, // {UM, UVMMU} x {100 .. 200%}
 	}
 	hashes := map[string]map[string]bool{}
 	for name, n := range want {
@@ -340,5 +343,47 @@ func TestClassRowsMeans(t *testing.T) {
 	}
 	if slices.Contains(tab.Apps, "avg mixed") || tab.Apps[3] != "mm" {
 		t.Errorf("rows %v: no mixed application; mm, classless, stays", tab.Apps)
+	}
+}
+
+// TestUVMMUFigureNormalisation: Fig. 4 divides UM's time by UVMMU's at the
+// same ratio, Fig. 5 Linear-Random's by each choice's, Fig. 6 each
+// ratio's time by the same system's at 100%; and each figure runs
+// hardware handling exactly where it says.
+func TestUVMMUFigureNormalisation(t *testing.T) {
+	over := map[string]float64{over100: 1, over125: 2, over150: 3, over175: 4, over200: 5}
+	ev := map[string]float64{"linear-random": 1, "sequential-local": 2, "tbn": 4, "lru-2mb": 8}
+	simTime := func(r sweep.Run) float64 {
+		if r.Sets["uvm.fault_handling"] == "hardware" {
+			return 10 * over[r.Sets["oversubscribe"]] * ev[r.Sets["uvm.eviction"]]
+		}
+		if r.Sets["uvm.fault_service_ns"] != uvmmuBaselineLatency {
+			t.Errorf("UM run at %s ns", r.Sets["uvm.fault_service_ns"])
+		}
+		return 70 * over[r.Sets["oversubscribe"]] * over[r.Sets["oversubscribe"]]
+	}
+	for _, tc := range []struct {
+		fig   string
+		want  []float64
+		label string
+	}{
+		{"uvmmu-fig4", []float64{7, 14, 21}, "UVMMU @100%"},
+		{"uvmmu-fig5", []float64{0.5, 0.25, 0.125, 0.5, 0.25, 0.125}, "sequential-local @125%"},
+		{"uvmmu-fig6", []float64{2, 3, 4, 5, 4, 9, 16, 25}, "UVMMU @125%"},
+	} {
+		f := mustLookup(t, tc.fig)
+		tab := f.Reduce(fakeResults(t, mustRuns(t, f), simTime, nil))
+		if tab.Series[0] != tc.label {
+			t.Errorf("%s: series %v", tc.fig, tab.Series)
+		}
+		for _, app := range []string{"ra", "nw", "geomean"} {
+			r := row(t, tab, app)
+			for i, w := range tc.want {
+				if !near(r[i], w) {
+					t.Errorf("%s %s: %v, want %v", tc.fig, app, r, tc.want)
+					break
+				}
+			}
+		}
 	}
 }

@@ -30,6 +30,7 @@ type FaultBuffer struct {
 	pending     []uvmproto.FaultEntry
 	outstanding map[uint64]*fault
 	inFlight    bool
+	concurrent  bool
 	acPending   [][]uint64
 	acInFlight  bool
 
@@ -82,6 +83,10 @@ func (b *FaultBuffer) Raise(now sim.VTimeInSec, e uvmproto.FaultEntry, w Waiter)
 	}
 	return true
 }
+
+// Concurrent drops the one-batch-in-flight rule: each Raise sends its
+// fault at once, and replies end nothing.
+func (b *FaultBuffer) Concurrent() { b.concurrent = true }
 
 func (b *FaultBuffer) upgradePending(e uvmproto.FaultEntry) {
 	for i := range b.pending {
@@ -149,7 +154,7 @@ func (b *FaultBuffer) flush() {
 	for _, e := range batch {
 		b.outstanding[e.Page].sent = true
 	}
-	b.inFlight = true
+	b.inFlight = !b.concurrent
 	b.ready.Send = append(b.ready.Send, b.build.FaultBatch(b.gpu, batch))
 }
 

@@ -152,6 +152,11 @@ func (m *Comp) Fault(now sim.VTimeInSec, e uvmproto.FaultEntry, w Waiter) {
 	m.apply(now)
 }
 
+// Concurrent lets every fault go to the driver as soon as it is raised,
+// with no limit on faults in flight: hardware fault handling (UVMMU),
+// where each fault is handled on its own.
+func (m *Comp) Concurrent() { m.faults.Concurrent() }
+
 // NotifyCounter queues an access-counter notification: pages are the
 // group's pages to migrate here.
 func (m *Comp) NotifyCounter(now sim.VTimeInSec, pages []uint64) {
@@ -237,6 +242,14 @@ func (m *Comp) receive(now sim.VTimeInSec, msg sim.Msg) error {
 		if m.gpu != nil {
 			done = m.gpu.Shootdown(now, x.Entries)
 		}
+		if x.Writeback {
+			pages := make([]uint64, len(x.Entries))
+			for i, iv := range x.Entries {
+				pages[i] = iv.Page
+			}
+			m.out.Send(m.build.Writeback(m.id, pages, x.Batch), m.driver, done)
+			return nil
+		}
 		m.out.Send(m.build.InvalidateAck(x, m.id), m.driver, done)
 	case *uvmproto.TransferCmdMsg:
 		if x.To == uvmproto.Host {
@@ -248,6 +261,11 @@ func (m *Comp) receive(now sim.VTimeInSec, msg sim.Msg) error {
 		}
 		m.gpu.SendPages(now, x.To, x.Pages, x.Batch)
 	case *uvmproto.PageDataMsg:
+		if len(x.Entries) > 0 {
+			m.install(x.Entries)
+			m.faults.Reply(x.Entries, x.Resolved, false, false)
+			m.apply(now)
+		}
 		m.DataArrived(now, x.Batch)
 	case *uvmproto.MapMsg:
 		m.install(x.Entries)

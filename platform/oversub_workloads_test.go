@@ -10,8 +10,10 @@ import (
 // TestOversubscriptionWorkloadsCoherent runs every oversubscription
 // workload (the ones with an Early-Adaptor class) on 1 and 2 GPUs at 100%
 // and 150%, with the driver's tree prefetcher, under on-touch and
-// access-counter (zero-copy), with the checker on: no page is lost or
-// stale across evictions, prefetches and zero-copy accesses.
+// access-counter (zero-copy), and under UVMMU's hardware handling
+// (on-touch, swaps, recalls between GPUs), with the checker on: no page is
+// lost or stale across evictions, prefetches, swaps and zero-copy
+// accesses.
 func TestOversubscriptionWorkloadsCoherent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("oversubscription workloads: skipped in -short")
@@ -26,13 +28,19 @@ func TestOversubscriptionWorkloadsCoherent(t *testing.T) {
 		}
 		for _, gpus := range []int{1, 2} {
 			for _, over := range []float64{0, 1.5} {
-				for _, p := range []string{"on-touch", "access-counter"} {
+				for _, p := range []string{"on-touch", "access-counter", "hardware"} {
 					t.Run(fmt.Sprintf("%s/%dgpu/over%g/%s", w, gpus, over, p), func(t *testing.T) {
 						t.Parallel()
 						c := small(gpus)
 						c.Oversubscribe = over
 						c.UVM.Prefetch.Policy = "tbn"
-						r := mustRun(t, Options{Workload: w, Policy: p, Scale: 0.01, Seed: 1, Config: c})
+						scale := 0.01
+						if p == "hardware" {
+							c = hardwareConfig(gpus, over, "linear-random")
+							p = "on-touch"
+							scale = framesScale(t, w, c, 4)
+						}
+						r := mustRun(t, Options{Workload: w, Policy: p, Scale: scale, Seed: 1, Config: c})
 						// Zero-copy may leave pages on the host, so only on-touch
 						// must fill memory.
 						if over > 0 && p == "on-touch" && r.Totals.Evictions == 0 {
@@ -43,4 +51,23 @@ func TestOversubscriptionWorkloadsCoherent(t *testing.T) {
 			}
 		}
 	}
+}
+
+// framesScale is the smallest scale from 0.01 up (doubling) at which each
+// GPU's memory under c holds at least n UVMMU frame-groups.
+func framesScale(t *testing.T, w string, c Config, n int) float64 {
+	t.Helper()
+	soft := c
+	soft.UVM.FaultHandling = "software"
+	for scale := 0.01; scale < 10; scale *= 2 {
+		s, err := Build(Options{Workload: w, Policy: "on-touch", Scale: scale, Seed: 1, Config: soft})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.capacity == 0 || s.capacity >= n*c.UVM.UVMMU.PagesPerGroup() {
+			return scale
+		}
+	}
+	t.Fatalf("%s: no scale below 10 gives %d frame-groups per GPU", w, n)
+	return 0
 }

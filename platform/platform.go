@@ -177,6 +177,7 @@ func Build(o Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.Workload = w.Name() // a paper's alias runs, and is recorded, as its workload
 	traits, err := pagepolicy.TraitsOf(o.Policy)
 	if err != nil {
 		return nil, err
@@ -219,7 +220,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 	if s.opts.directBuffer > 0 {
 		bufSize, delay = s.opts.directBuffer, sim.VTimeInSec(1e-9)
 	}
-	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithBufferSize(bufSize).WithRecvDelay(delay).WithGPUs(n).WithConfig(c.UVM).WithSeed(s.opts.Seed).WithLineSize(int(c.GPU.LineSize)).WithPolicy(s.opts.Policy, c.Policy).
+	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithBufferSize(bufSize).WithRecvDelay(delay).WithGPUs(n).WithConfig(c.UVM).WithSeed(s.opts.Seed).WithLineSize(int(c.GPU.LineSize)).WithClockMHz(c.GPU.FreqMHz).WithPolicy(s.opts.Policy, c.Policy).
 		WithPages(pageSize, pages).WithCounters(cptr).WithCapacity(s.capacity).WithLogger(s.log).
 		WithObjectLookup(func(ptr uint64) int {
 			if o := s.alloc.ObjectAt(objtable.Strip(ptr)); o != nil {
@@ -261,6 +262,9 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 			return err
 		}
 		m.SetDriver(driver.Port())
+		if c.UVM.FaultHandling == uvm.HandlingHardware {
+			m.Concurrent()
+		}
 		m.SetGPU(g)
 		g.SetMMU(m)
 		driver.ConnectGPU(i, m.Port())

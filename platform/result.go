@@ -197,6 +197,9 @@ func (s *System) result() *Result {
 	if ea := s.driver.Service().EAStats(); ea != nil {
 		r.PolicyStats = addEAStats(r.PolicyStats, ea)
 	}
+	if st, ok := s.driver.Service().UVMMUStats(); ok {
+		r.PolicyStats = addStats(r.PolicyStats, st)
+	}
 	for i, g := range s.gpus {
 		pc := &r.PerGPU[i]
 		pc.BytesNVLink = s.nvlink.BytesFrom(g.Port())
@@ -229,6 +232,17 @@ func addEAStats(m map[string]float64, ea []earlyadaptor.Stats) map[string]float6
 			"ea_disables": st.Disables, "ea_enables": st.Enables, "ea_blocks_disabled": st.BlocksDisabled} {
 			m[k] += float64(v)
 		}
+	}
+	return m
+}
+
+// addStats adds counts to a policy's stats.
+func addStats(m map[string]float64, st map[string]uint64) map[string]float64 {
+	if m == nil {
+		m = map[string]float64{}
+	}
+	for k, v := range st {
+		m[k] += float64(v)
 	}
 	return m
 }

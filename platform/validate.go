@@ -152,6 +152,21 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("uvm.ea: %w", err))
 		}
 	}
+	oneOf(&errs, "uvm.fault_handling", c.UVM.FaultHandling, uvm.HandlingSoftware, uvm.HandlingHardware)
+	if c.UVM.FaultHandling == uvm.HandlingHardware {
+		if err := c.UVM.UVMMU.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("uvm.uvmmu: %w", err))
+		}
+		if c.UVM.Prefetch.Policy != prefetch.Off {
+			bad("uvm.fault_handling", c.UVM.FaultHandling, "has no prefetcher beyond its 64KB page-group (UVMMU §V-B): set uvm.prefetch.policy=off")
+		}
+		if c.PageSize != c.UVM.UVMMU.PageBytes {
+			bad("uvm.fault_handling", c.UVM.FaultHandling, "moves %v pages: set page_size=%v (or uvm.uvmmu.page_bytes)", c.UVM.UVMMU.PageBytes, c.UVM.UVMMU.PageBytes)
+		}
+		if c.Placement != "host" {
+			bad("uvm.fault_handling", c.UVM.FaultHandling, "starts with every page on the host (UVMMU §IV-C bring-up): set placement=host")
+		}
+	}
 	pf := c.UVM.Prefetch
 	oneOf(&errs, "uvm.prefetch.policy", pf.Policy, prefetch.Names()...)
 	if t := pf.Threshold; t < prefetch.MinThreshold || t > prefetch.MaxThreshold {

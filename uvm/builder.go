@@ -34,11 +34,12 @@ type Builder struct {
 	seed     uint64
 	line     int
 	objects  bool // objectOf knows the allocations
+	clockMHz float64
 }
 
 // MakeBuilder returns a builder with the default driver config.
 func MakeBuilder() Builder {
-	return Builder{cfg: DefaultConfig(), objectOf: func(uint64) int { return -1 }, bufSize: 1 << 16, log: zerolog.Nop()}
+	return Builder{cfg: DefaultConfig(), objectOf: func(uint64) int { return -1 }, bufSize: 1 << 16, log: zerolog.Nop(), clockMHz: 1000}
 }
 
 // WithEngine sets the engine.
@@ -95,6 +96,10 @@ func (b Builder) WithLineSize(n int) Builder { b.line = n; return b }
 
 // WithSeed seeds the random evictions (random-4kb, linear-random).
 func (b Builder) WithSeed(seed uint64) Builder { b.seed = seed; return b }
+
+// WithClockMHz sets the GPU clock, in which UVMMU counts its cycles
+// (default 1000).
+func (b Builder) WithClockMHz(f float64) Builder { b.clockMHz = f; return b }
 
 // WithLogger sets where the driver logs: fault batches at trace, policy
 // and phase changes at debug. By default it logs nothing. The Service core
@@ -155,7 +160,16 @@ func (b Builder) BuildService() (*Service, error) {
 	if err := s.buildEarlyAdaptor(b, pf, gpus); err != nil {
 		return nil, err
 	}
-	if b.capacity > 0 && uint64(b.capacity) < b.pages {
+	switch b.cfg.FaultHandling {
+	case HandlingSoftware, "":
+	case HandlingHardware:
+		if err := s.buildHardware(b, gpus); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("uvm.fault_handling %q: valid values are %s, %s", b.cfg.FaultHandling, HandlingSoftware, HandlingHardware)
+	}
+	if s.hw == nil && b.capacity > 0 && uint64(b.capacity) < b.pages {
 		ev, err := eviction.NewWith(b.cfg.Eviction, eviction.Options{GPUs: gpus, Pages: b.pages,
 			PagesPerChunk: max(1, uint64(b.cfg.EvictionChunk)/b.pageSize),
 			PagesPerBlock: max(1, uint64(pf.BlockSize)/b.pageSize), Seed: b.seed})

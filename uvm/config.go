@@ -4,6 +4,7 @@ import (
 	"github.com/mgpu-sim/mgpu/earlyadaptor"
 	"github.com/mgpu-sim/mgpu/prefetch"
 	"github.com/mgpu-sim/mgpu/units"
+	"github.com/mgpu-sim/mgpu/uvmmu"
 )
 
 // Config holds the host UVM driver's parameters.
@@ -66,6 +67,13 @@ type Config struct {
 	// (package earlyadaptor, one controller per GPU; needs the tbn
 	// prefetcher).
 	PrefetchControl string `yaml:"prefetch_control" doc:"who sets the tbn thresholds per VA block: none | early-adaptor (EA, ISPASS'23)"`
+	// Who handles far faults: the host driver in batches (software), or
+	// each GPU's MMU per fault (hardware, UVMMU; needs --policy on-touch,
+	// as UVMMU migrates on every fault, and no prefetcher).
+	FaultHandling string `yaml:"fault_handling" doc:"far-fault handling: software (host driver batches) | hardware (UVMMU, per fault in the GPU MMU; on-touch, no prefetch)"`
+	// UVMMU's parameters (uvmmu.Config; UVMMU paper and the choices its
+	// doc comments give where the paper is silent).
+	UVMMU uvmmu.Config `yaml:"uvmmu"`
 	// Early-Adaptor's parameters (earlyadaptor.Config; EA paper and the
 	// choices its doc comments give where the paper is silent).
 	EA earlyadaptor.Config `yaml:"ea"`
@@ -81,7 +89,8 @@ const (
 func DefaultConfig() Config {
 	return Config{FaultBatch: 256, FaultServiceNs: 0, PerFaultNs: 1000, HostThreads: 16,
 		ThrashingLapseNs: 500000, ThrashingThreshold: 3, ThrashingPinThreshold: 10, Eviction: "lrm-2mb", EvictionChunk: 2 * units.MB,
-		HostMemoryNs: 100, Prefetch: defaultPrefetch(), PrefetchControl: ControlNone, EA: earlyadaptor.DefaultConfig()}
+		HostMemoryNs: 100, Prefetch: defaultPrefetch(), PrefetchControl: ControlNone, EA: earlyadaptor.DefaultConfig(),
+		FaultHandling: HandlingSoftware, UVMMU: uvmmu.DefaultConfig()}
 }
 
 // defaultPrefetch is the driver's prefetcher configuration, switched off.

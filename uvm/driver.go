@@ -157,7 +157,7 @@ func (d *Driver) apply(now sim.VTimeInSec) {
 			continue
 		}
 		d.logSent(now, o)
-		d.out.Send(o.Msg, d.gpus[o.To], now)
+		d.out.Send(o.Msg, d.gpus[o.To], max(now, o.At))
 	}
 	if rd.Wake {
 		d.engine.Schedule(&driverEvent{t: rd.WakeAt, h: d, wake: true})

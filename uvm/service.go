@@ -66,6 +66,11 @@ type Service struct {
 	ea    []*earlyadaptor.Controller
 	eaErr error
 
+	// hw handles every fault in hardware (UVMMU) instead of batches; hwErr
+	// is its first error.
+	hw    *hardware
+	hwErr error
+
 	ready ServiceReady
 }
 
@@ -125,6 +130,8 @@ type ServiceReady struct {
 type Outgoing struct {
 	To  int
 	Msg sim.Msg
+	// At, if later than now, is when the message leaves.
+	At sim.VTimeInSec
 }
 
 // Table is the centralized page table.
@@ -153,6 +160,9 @@ func (s *Service) Busy() bool { return s.cur != nil }
 
 // Receive takes one message from a GMMU.
 func (s *Service) Receive(now sim.VTimeInSec, msg sim.Msg) error {
+	if s.hw != nil {
+		return s.hw.receive(now, msg)
+	}
 	switch m := msg.(type) {
 	case *uvmproto.FaultBatchMsg:
 		s.enqueue(now, pendingBatch{gpu: m.GPU, faults: m.Faults})
@@ -189,6 +199,9 @@ func (s *Service) arrived(now sim.VTimeInSec, id uint64) error {
 
 // Tick is called at the time Ready asked for.
 func (s *Service) Tick(now sim.VTimeInSec) error {
+	if s.hw != nil {
+		return s.hw.tick(now)
+	}
 	if s.cur == nil {
 		return fmt.Errorf("uvm: woken at %v with no batch in service", now)
 	}
@@ -223,6 +236,19 @@ func (s *Service) wake(t sim.VTimeInSec) { s.ready.WakeAt, s.ready.Wake = t, tru
 
 func (s *Service) send(g int, msg sim.Msg) {
 	s.ready.Send = append(s.ready.Send, Outgoing{To: g, Msg: msg})
+}
+
+// sendAt sends msg to GPU g's GMMU when at comes.
+func (s *Service) sendAt(g int, msg sim.Msg, at sim.VTimeInSec) {
+	s.ready.Send = append(s.ready.Send, Outgoing{To: g, Msg: msg, At: at})
+}
+
+// fail records the first error of the hardware path, which the call in
+// progress returns.
+func (s *Service) fail(err error) {
+	if err != nil && s.hwErr == nil {
+		s.hwErr = err
+	}
 }
 
 func (s *Service) startBatch(now sim.VTimeInSec) {

@@ -75,6 +75,22 @@ func (b Builder) PageData(from, to int, pages []uint64, batch uint64) *PageDataM
 	return &PageDataMsg{MsgMeta: b.meta(len(pages) * int(b.pageSize)), From: from, To: to, Pages: pages, Batch: batch}
 }
 
+// PageDataMapped carries pages into GPU to's memory with the PTEs that it
+// installs when they land.
+func (b Builder) PageDataMapped(from, to int, pages []uint64, batch uint64, entries []Mapping, resolved []Resolution) *PageDataMsg {
+	m := b.PageData(from, to, pages, batch)
+	m.Entries, m.Resolved = entries, resolved
+	return m
+}
+
+// InvalidateWriteback builds a shootdown whose pages then go back to the
+// host, for batch.
+func (b Builder) InvalidateWriteback(entries []Inval, batch uint64) *InvalidateMsg {
+	m := b.Invalidate(entries, batch)
+	m.Writeback = true
+	return m
+}
+
 // Writeback carries pages from GPU from back to host memory.
 func (b Builder) Writeback(from int, pages []uint64, batch uint64) *WritebackMsg {
 	return &WritebackMsg{MsgMeta: b.meta(len(pages) * int(b.pageSize)), From: from, Pages: pages, Batch: batch}

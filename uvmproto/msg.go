@@ -33,6 +33,10 @@ type InvalidateMsg struct {
 	sim.MsgMeta
 	Entries []Inval
 	Batch   uint64
+	// Writeback: once drained, the GPU sends the pages' data back to the
+	// host (a WritebackMsg for Batch) instead of an acknowledgement. It is
+	// hardware fault handling's eviction, which needs no driver command.
+	Writeback bool
 }
 
 // InvalidateAckMsg acknowledges an InvalidateMsg once the drain is done.
@@ -60,6 +64,11 @@ type PageDataMsg struct {
 	From, To int
 	Pages    []uint64
 	Batch    uint64
+	// Entries, when set, are installed as the data lands and wake the
+	// faults waiting on them (Resolved is parallel): hardware fault
+	// handling rewrites the PTE on the GPU, with no driver reply.
+	Entries  []Mapping
+	Resolved []Resolution
 }
 
 // WritebackMsg carries page contents from a GPU back to host memory (an

@@ -1,0 +1,432 @@
+package uvm
+
+import (
+	"fmt"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/mgpu-sim/mgpu/eviction"
+	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/uvmmu"
+	"github.com/mgpu-sim/mgpu/uvmproto"
+)
+
+// Fault-handling modes (uvm.fault_handling).
+const (
+	// HandlingSoftware is the host driver's fault batches (Service).
+	HandlingSoftware = "software"
+	// HandlingHardware is UVMMU (Park, Jeong, Kim): each GPU's MMU picks a
+	// destination frame-group and migrates the faulting 64 KB page-group
+	// itself, critical page first, swapping a victim out when memory is
+	// full. No fault reaches the host's software.
+	HandlingHardware = "hardware"
+)
+
+// hardware is UVMMU's fault handling for every GPU: one uvmmu.Unit each
+// decides, and this adapter keeps the central page table in step and turns
+// each plan into page data and shootdowns on the links.
+//
+// Where the unit runs: the unit belongs to the GPU, but it lives in the
+// driver's core, beside the page table it must keep current. Its timing is
+// still the GPU's. A fault's trip over PCIe to the driver stands for the
+// PME's read request to host memory, and the data's trip back is the
+// read's reply, so a migration costs one round trip, the unit's handling
+// and the transfer, as in UVMMU §V-A ("migration handling latency + PCIe
+// transfer time").
+//
+// Several GPUs: UVMMU moves page-groups between a GPU and the host only. A
+// fault on a group another GPU holds first recalls it: that GPU frees the
+// frame-group, shoots the pages down and writes them back to the host, and
+// then the faulting GPU's unit migrates it in as usual.
+type hardware struct {
+	s       *Service
+	units   []*uvmmu.Unit
+	ppg     uint64
+	frame   []map[uint64]uint32 // per GPU: resident page-group -> frame-group
+	flights map[uint64]*flight  // page-group -> the migration or recall moving it
+	byID    map[uint64]*flight
+	nextID  uint64
+	wakes   []sim.VTimeInSec // per unit: when it asked to be ticked (0: no)
+	recalls uint64
+	plan    Plan
+}
+
+// flight is one migration into a GPU (with its swap victim) or one recall
+// of a page-group from the GPUs that hold it.
+type flight struct {
+	id      uint64
+	gpu     int
+	fill    bool // a migration into gpu's frame-group frame
+	frame   uint32
+	groups  [2]uint64 // the page-groups it moves: incoming, then a victim
+	ngroups int
+	pending int // page data and write-backs not yet arrived
+	// waiting are the faults that met the flight, in arrival order;
+	// they are handled again when it lands.
+	waiting []waitingFault
+}
+
+type waitingFault struct {
+	gpu int
+	f   uvmproto.FaultEntry
+}
+
+// hwIDBase keeps hardware flight IDs apart from software batch IDs in
+// traces.
+const hwIDBase = 1 << 62
+
+// buildHardware makes the units. frames is each GPU's frame-groups (its
+// capacity, or the whole space when memory is not limited).
+func (s *Service) buildHardware(b Builder, gpus int) error {
+	c := b.cfg.UVMMU
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if uint64(c.PageBytes) != b.pageSize {
+		return fmt.Errorf("uvm.fault_handling=hardware: UVMMU's base page is uvm.uvmmu.page_bytes=%v, but page_size is %d B; set them equal", c.PageBytes, b.pageSize)
+	}
+	if b.policy != "on-touch" {
+		return fmt.Errorf("uvm.fault_handling=hardware: UVMMU migrates the faulting page-group on every fault, which is the on-touch policy; --policy %s cannot apply (use --policy on-touch)", b.policy)
+	}
+	if s.trees != nil {
+		return fmt.Errorf("uvm.fault_handling=hardware: UVMMU has no prefetcher beyond its 64 KB page-group (§V-B); set uvm.prefetch.policy=off")
+	}
+	h := &hardware{s: s, ppg: uint64(c.PagesPerGroup()), flights: map[uint64]*flight{}, byID: map[uint64]*flight{},
+		wakes: make([]sim.VTimeInSec, gpus), nextID: hwIDBase}
+	groups := (b.pages + h.ppg - 1) / h.ppg
+	frames := uint32(groups)
+	if b.capacity > 0 && uint64(b.capacity) < b.pages {
+		frames = uint32(uint64(b.capacity) / h.ppg)
+	}
+	if frames == 0 {
+		return fmt.Errorf("uvm.fault_handling=hardware: GPU memory of %d pages holds no %d-page frame-group", b.capacity, h.ppg)
+	}
+	var ev eviction.Policy
+	if b.cfg.Eviction != eviction.LinearRandom {
+		var err error
+		ev, err = eviction.NewWith(b.cfg.Eviction, eviction.Options{GPUs: gpus, Pages: b.pages,
+			PagesPerChunk: max(1, uint64(b.cfg.EvictionChunk)/b.pageSize), PagesPerBlock: h.ppg, Seed: b.seed})
+		if err != nil {
+			return err
+		}
+		s.table.Observe(ev)
+		s.evictor = ev
+	}
+	for g := 0; g < gpus; g++ {
+		var picker uvmmu.VictimPicker
+		if ev != nil {
+			picker = &policyPicker{h: h, g: g, ev: ev}
+		}
+		u, err := uvmmu.New(c, uvmmu.Setup{Frames: frames, ClockMHz: b.clockMHz, Seed: b.seed, Stream: uint64(g)}, picker)
+		if err != nil {
+			return err
+		}
+		h.units = append(h.units, u)
+		h.frame = append(h.frame, map[uint64]uint32{})
+	}
+	s.hw = h
+	return nil
+}
+
+// policyPicker proposes, as the AFM's victim, the frame-group of the page
+// an eviction policy would evict first (UVMMU Fig. 5's alternatives to
+// Linear-Random). Groups queued or being filled are skipped.
+type policyPicker struct {
+	h   *hardware
+	g   int
+	ev  eviction.Policy
+	buf []uint64
+}
+
+func (p *policyPicker) Next(frames uint32) uint32 {
+	u := p.h.units[p.g]
+	busy := func(page uint64) bool {
+		fg, ok := p.h.frame[p.g][page/p.h.ppg]
+		if !ok {
+			return true
+		}
+		i := u.Frame(fg)
+		return i.Queued || i.Filling
+	}
+	p.buf = p.ev.Victims(p.g, 1, busy, p.buf[:0])
+	if len(p.buf) == 0 {
+		return 0 // the AFM's miss and probe take over
+	}
+	return p.h.frame[p.g][p.buf[0]/p.h.ppg] % frames
+}
+
+// receive takes a message from a GMMU in hardware mode.
+func (h *hardware) receive(now sim.VTimeInSec, msg sim.Msg) error {
+	if err := h.sync(now); err != nil {
+		return err
+	}
+	switch m := msg.(type) {
+	case *uvmproto.FaultBatchMsg:
+		for _, f := range m.Faults {
+			if err := h.fault(now, m.GPU, f); err != nil {
+				return err
+			}
+		}
+	case *uvmproto.TransferDoneMsg:
+		return h.arrived(now, m.Batch)
+	case *uvmproto.WritebackMsg:
+		if h.s.check != nil {
+			for _, p := range m.Pages {
+				h.s.check.Copied(m.From, Host, p)
+			}
+		}
+		return h.arrived(now, m.Batch)
+	default:
+		return fmt.Errorf("uvm: hardware fault handling got an unexpected %T", msg)
+	}
+	return h.drain(now)
+}
+
+// fault handles one fault of GPU g.
+func (h *hardware) fault(now sim.VTimeInSec, g int, f uvmproto.FaultEntry) error {
+	s := h.s
+	grp := f.Page / h.ppg
+	if fl := h.flights[grp]; fl != nil {
+		fl.waiting = append(fl.waiting, waitingFault{g, f})
+		return nil
+	}
+	if m, ok := s.table.Adequate(g, f.Page, f.Write); ok {
+		s.send(g, s.build.Map([]uvmproto.Mapping{m}, []uvmproto.Resolution{{ServicedAt: now, Cause: uvmproto.CauseHost}}, false))
+		return nil
+	}
+	fl := h.newFlight(g, grp)
+	fl.waiting = append(fl.waiting, waitingFault{g, f})
+	if h.recall(now, fl) {
+		return nil
+	}
+	fl.fill = true
+	fl.waiting = fl.waiting[:0] // the critical page's data resolves it
+	return h.units[g].Fault(now, uvmmu.Fault{Group: grp, CID: uint16(g), Critical: uint8(f.Page % h.ppg), Remote: grp, Tag: fl.id})
+}
+
+func (h *hardware) newFlight(g int, grp uint64) *flight {
+	h.nextID++
+	fl := &flight{id: h.nextID, gpu: g, groups: [2]uint64{grp}, ngroups: 1}
+	h.flights[grp], h.byID[fl.id] = fl, fl
+	return fl
+}
+
+// recall sends every other GPU's copy of fl's page-group back to the host,
+// and reports whether there was any.
+func (h *hardware) recall(now sim.VTimeInSec, fl *flight) bool {
+	s := h.s
+	grp := fl.groups[0]
+	others := uint64(0)
+	for p := grp * h.ppg; p < (grp+1)*h.ppg && p < s.table.Len(); p++ {
+		others |= s.table.Page(p).Copies &^ (1 << uint(fl.gpu))
+	}
+	for g := 0; g < s.gpus; g++ {
+		if others&(1<<uint(g)) == 0 {
+			continue
+		}
+		fg, ok := h.frame[g][grp]
+		if !ok {
+			s.fail(fmt.Errorf("uvm: page-group %d is on GPU %d without a frame-group", grp, g))
+			continue
+		}
+		delete(h.frame[g], grp)
+		s.fail(h.units[g].Release(now, fg))
+		h.evictGroup(now, g, grp, fl)
+		h.recalls++
+	}
+	return others != 0
+}
+
+// evictGroup plans GPU g's copy of page-group grp back to the host: a
+// shootdown whose pages then go back (uvmproto.InvalidateMsg.Writeback).
+func (h *hardware) evictGroup(at sim.VTimeInSec, g int, grp uint64, fl *flight) {
+	s := h.s
+	plan := &h.plan
+	plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+	for p := grp * h.ppg; p < (grp+1)*h.ppg && p < s.table.Len(); p++ {
+		if s.table.Evict(g, p, plan) {
+			s.counters[g].Evictions++
+			s.counters[g].MigrationsD2H++
+		}
+	}
+	if len(plan.Inval) == 0 {
+		return
+	}
+	entries := make([]uvmproto.Inval, 0, len(plan.Inval))
+	for _, iv := range plan.Inval {
+		if iv.GPU != g {
+			s.fail(fmt.Errorf("uvm: page %d is mapped by GPU %d beside its holder %d under hardware handling", iv.Page, iv.GPU, g))
+			continue
+		}
+		entries = append(entries, iv)
+		s.counters[g].Invalidations++
+	}
+	fl.pending++
+	s.sendAt(g, s.build.InvalidateWriteback(entries, fl.id), at)
+}
+
+// sync brings every unit up to now, starts the plans its AFM served
+// meanwhile and notes when it wants its next tick. A unit call replays the
+// AFM first, so this runs before a fault is looked at: a frame-group about
+// to be recalled may have just been handed out as a swap victim.
+func (h *hardware) sync(now sim.VTimeInSec) error {
+	for g, u := range h.units {
+		for {
+			if err := u.Tick(now); err != nil {
+				return err
+			}
+			rd := u.Ready()
+			if len(rd.Plans) == 0 {
+				h.wakes[g] = 0
+				if rd.Wake {
+					h.wakes[g] = max(rd.WakeAt, now)
+				}
+				u.Advance()
+				break
+			}
+			for i := range rd.Plans {
+				h.start(g, &rd.Plans[i])
+			}
+			u.Advance()
+		}
+	}
+	return h.s.hwErr
+}
+
+// drain starts every plan the units made and asks for the earliest tick
+// a unit wants.
+func (h *hardware) drain(now sim.VTimeInSec) error {
+	if err := h.sync(now); err != nil {
+		return err
+	}
+	next := sim.VTimeInSec(0)
+	for _, t := range h.wakes {
+		if t != 0 && (next == 0 || t < next) {
+			next = t
+		}
+	}
+	if next != 0 {
+		h.s.wake(next)
+	}
+	return nil
+}
+
+// tick runs the units due at now.
+func (h *hardware) tick(now sim.VTimeInSec) error { return h.drain(now) }
+
+// start carries out plan p of GPU g: the table moves the page-group to g
+// (and the victim to the host), then the critical page, the rest of the
+// group and the victim's shootdown and write-back leave at p.StartAt.
+func (h *hardware) start(g int, p *uvmmu.Plan) {
+	s := h.s
+	fl := h.byID[p.Tag]
+	fl.frame = p.Frame
+	h.frame[g][p.Group] = p.Frame
+	if p.Swap {
+		delete(h.frame[g], p.Victim)
+		fl.groups[1], fl.ngroups = p.Victim, 2
+		h.flights[p.Victim] = fl
+		h.evictGroup(p.StartAt, g, p.Victim, fl)
+	}
+	res := uvmproto.Resolution{ServicedAt: p.StartAt, Cause: uvmproto.CauseHost}
+	crit, rest := h.moveIn(g, p)
+	if !p.ResumeOnCritical {
+		crit, rest = append(crit, rest...), nil
+	}
+	for _, maps := range [][]uvmproto.Mapping{crit, rest} {
+		if len(maps) == 0 {
+			continue
+		}
+		pages := make([]uint64, len(maps))
+		resolved := make([]uvmproto.Resolution, len(maps))
+		for i, m := range maps {
+			pages[i], resolved[i] = m.Page, res
+		}
+		fl.pending++
+		s.sendAt(g, s.build.PageDataMapped(Host, g, pages, fl.id, maps, resolved), p.StartAt)
+	}
+}
+
+// moveIn moves p's page-group to g in the table and returns the critical
+// page's PTE and the rest's. Pages past the managed space do not exist.
+func (h *hardware) moveIn(g int, p *uvmmu.Plan) (crit, rest []uvmproto.Mapping) {
+	s := h.s
+	plan := &h.plan
+	critPage := p.Group*h.ppg + uint64(p.Critical)
+	for page := p.Group * h.ppg; page < (p.Group+1)*h.ppg && page < s.table.Len(); page++ {
+		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+		s.table.Resolve(g, page, true, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: s.table.Page(page).Bits}, plan)
+		if len(plan.Inval) > 0 {
+			s.fail(fmt.Errorf("uvm: page %d was mapped elsewhere when GPU %d's UVMMU migrated it", page, g))
+		}
+		for _, t := range plan.Copy {
+			if s.check != nil {
+				s.check.Copied(t.From, t.To, t.Page)
+			}
+			s.countTransfer(t)
+		}
+		for _, m := range plan.Map {
+			if m.Page == critPage {
+				crit = append(crit, m)
+			} else {
+				rest = append(rest, m)
+			}
+		}
+	}
+	return crit, rest
+}
+
+// arrived counts one landed transfer of flight id; the last one ends it.
+func (h *hardware) arrived(now sim.VTimeInSec, id uint64) error {
+	fl := h.byID[id]
+	if fl == nil {
+		return fmt.Errorf("uvm: transfer of hardware migration %d arrived, but none is in flight", id)
+	}
+	fl.pending--
+	if fl.pending > 0 {
+		return nil
+	}
+	delete(h.byID, id)
+	for _, grp := range fl.groups[:fl.ngroups] {
+		delete(h.flights, grp)
+	}
+	if fl.fill {
+		if err := h.units[fl.gpu].Complete(now, fl.frame); err != nil {
+			return err
+		}
+	}
+	for _, w := range fl.waiting {
+		if err := h.fault(now, w.gpu, w.f); err != nil {
+			return err
+		}
+	}
+	return h.drain(now)
+}
+
+// UVMMU returns GPU g's unit under hardware fault handling, or nil.
+func (s *Service) UVMMU(g int) *uvmmu.Unit {
+	if s.hw == nil {
+		return nil
+	}
+	return s.hw.units[g]
+}
+
+// UVMMUStats are the UVMMU units' counts summed over the GPUs, as
+// uvmmu_* entries, and whether hardware handling is on.
+func (s *Service) UVMMUStats() (map[string]uint64, bool) {
+	if s.hw == nil {
+		return nil, false
+	}
+	m := map[string]uint64{"uvmmu_recalls": s.hw.recalls}
+	for _, u := range s.hw.units {
+		c := u.Counters()
+		for k, v := range map[string]uint64{"uvmmu_faults": c.Faults, "uvmmu_fills": c.Fills, "uvmmu_swaps": c.Swaps,
+			"uvmmu_dcq_empty_stalls": c.DCQEmptyStalls, "uvmmu_stall_ns": uint64(float64(c.StallTime) * 1e9),
+			"uvmmu_refills": c.Refills, "uvmmu_refills_starved": c.RefillsStarved,
+			"uvmmu_sram_reads": c.SRAMReads, "uvmmu_ipgt_reads": c.IPgTReads, "uvmmu_ipgt_accesses": c.IPgTAccesses,
+			"uvmmu_victim_draws": c.VictimDraws, "uvmmu_victim_misses": c.VictimMisses} {
+			m[k] += v
+		}
+	}
+	return m, true
+}
