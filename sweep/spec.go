@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -104,10 +105,14 @@ func (s *Spec) Expand() ([]Run, error) {
 			errs = append(errs, fmt.Errorf("%s: empty list, so the sweep has no runs", name))
 		}
 	}
-	for _, w := range s.Workloads {
-		if _, err := benchmarks.New(w); err != nil {
+	s.Workloads = slices.Clone(s.Workloads) // the caller's list stays as given
+	for i, w := range s.Workloads {
+		wl, err := benchmarks.New(w)
+		if err != nil {
 			errs = append(errs, err)
+			continue
 		}
+		s.Workloads[i] = wl.Name() // a paper's alias runs as its workload
 	}
 	for _, p := range s.Policies {
 		if _, err := pagepolicy.TraitsOf(p); err != nil {

@@ -25,6 +25,17 @@ func cmdList(args []string, w io.Writer) error {
 	for _, n := range benchmarks.Names() {
 		wl, _ := benchmarks.New(n)
 		desc := wl.Description()
+		var paper []string // the papers' names and preferred eviction
+		if a := benchmarks.AliasesOf(wl); len(a) > 0 {
+			paper = append(paper, strings.Join(a, ", "))
+		}
+		if e, ok := wl.(benchmarks.EvictionPreferring); ok {
+			pol, src := e.PreferredEviction()
+			paper = append(paper, "prefers "+pol+" eviction, "+src)
+		}
+		if len(paper) > 0 {
+			desc = "(" + strings.Join(paper, "; ") + ") " + desc
+		}
 		if c := benchmarks.ClassOf(wl); c != "" { // the Early-Adaptor access class
 			desc = "[" + c + "] " + desc
 		}

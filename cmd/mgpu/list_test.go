@@ -112,12 +112,39 @@ func TestListShowsClass(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"2dconv       [regular]", "atax         [irregular]", "rbfs         [mixed]", "ra           [irregular]"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("list lacks %q", want)
+	rest := listed(out)
+	for name, class := range map[string]string{"2dconv": "[regular]", "atax": "[irregular]", "rbfs": "[mixed]", "ra": "[irregular]"} {
+		if !strings.HasPrefix(rest[name], class) {
+			t.Errorf("list shows %s as %q, want class %s", name, rest[name], class)
 		}
 	}
-	if strings.Contains(out, "mm           [") {
-		t.Errorf("mm shows a class")
+	if strings.HasPrefix(rest["mm"], "[") {
+		t.Errorf("mm shows a class: %q", rest["mm"])
 	}
+}
+
+// mgpu list shows the papers' names and preferred evictions (issue 16).
+func TestListShowsPaperNames(t *testing.T) {
+	_, out, _ := mgpu("list")
+	rest := listed(out)
+	if !strings.Contains(rest["mm-tiled"], "(MM; prefers lru eviction") {
+		t.Errorf("mm-tiled: %q", rest["mm-tiled"])
+	}
+	if strings.Contains(rest["mm"], "(") {
+		t.Errorf("mm (AMDAPPSDK) shows paper names: %q", rest["mm"])
+	}
+	if code, _, errs := mgpu("run", "--workload", "GMV", "--scale", "0.01", "--gpus", "1"); code != 0 {
+		t.Errorf("run --workload GMV (gemv's alias): exit %d: %s", code, errs)
+	}
+}
+
+// listed maps each workload of 'mgpu list' to the rest of its line.
+func listed(out string) map[string]string {
+	m := map[string]string{}
+	for _, line := range strings.Split(strings.SplitN(out, "\nPOLICIES", 2)[0], "\n")[1:] {
+		if f := strings.Fields(line); len(f) > 1 {
+			m[f[0]] = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), f[0]))
+		}
+	}
+	return m
 }

@@ -61,11 +61,12 @@ func (f *workloadFlags) checkIterations() error {
 	if f.iterations == 0 {
 		return nil
 	}
-	if _, err := benchmarks.New(f.workload); err != nil {
+	wl, err := benchmarks.New(f.workload)
+	if err != nil {
 		return nil // reported, with the valid names, where the workload is built
 	}
 	takes := iterationWorkloads()
-	if !slices.Contains(takes, f.workload) {
+	if !slices.Contains(takes, wl.Name()) {
 		return badInput("--iterations %d: workload %s has no iterations; the flag applies to %s", f.iterations, f.workload, strings.Join(takes, ", "))
 	}
 	return nil
