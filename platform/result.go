@@ -223,15 +223,10 @@ func (s *System) result() *Result {
 // addEAStats adds the Early-Adaptor controllers' counts, summed over the
 // GPUs, to a policy's stats as ea_* entries.
 func addEAStats(m map[string]float64, ea []earlyadaptor.Stats) map[string]float64 {
-	if m == nil {
-		m = map[string]float64{}
-	}
 	for _, st := range ea {
-		for k, v := range map[string]uint64{"ea_detections": st.Detections, "ea_evaluations": st.Evaluations,
+		m = addStats(m, map[string]uint64{"ea_detections": st.Detections, "ea_evaluations": st.Evaluations,
 			"ea_risk_signals": st.RiskSignals, "ea_threshold_changes": st.Changes, "ea_decreases": st.Decreases,
-			"ea_disables": st.Disables, "ea_enables": st.Enables, "ea_blocks_disabled": st.BlocksDisabled} {
-			m[k] += float64(v)
-		}
+			"ea_disables": st.Disables, "ea_enables": st.Enables, "ea_blocks_disabled": st.BlocksDisabled})
 	}
 	return m
 }

@@ -42,8 +42,8 @@ type hardware struct {
 	s       *Service
 	units   []*uvmmu.Unit
 	ppg     uint64
-	frame   []map[uint64]uint32 // per GPU: resident page-group -> frame-group
-	flights map[uint64]*flight  // page-group -> the migration or recall moving it
+	frame   [][]uint32 // per GPU, by page-group: its frame-group, or noFrame
+	flights []*flight  // by page-group: the migration or recall moving it
 	byID    map[uint64]*flight
 	nextID  uint64
 	wakes   []sim.VTimeInSec // per unit: when it asked to be ticked (0: no)
@@ -71,6 +71,9 @@ type waitingFault struct {
 	f   uvmproto.FaultEntry
 }
 
+// noFrame marks a page-group that is not resident on a GPU.
+const noFrame = ^uint32(0)
+
 // hwIDBase keeps hardware flight IDs apart from software batch IDs in
 // traces.
 const hwIDBase = 1 << 62
@@ -91,9 +94,10 @@ func (s *Service) buildHardware(b Builder, gpus int) error {
 	if s.trees != nil {
 		return fmt.Errorf("uvm.fault_handling=hardware: UVMMU has no prefetcher beyond its 64 KB page-group (§V-B); set uvm.prefetch.policy=off")
 	}
-	h := &hardware{s: s, ppg: uint64(c.PagesPerGroup()), flights: map[uint64]*flight{}, byID: map[uint64]*flight{},
+	h := &hardware{s: s, ppg: uint64(c.PagesPerGroup()), byID: map[uint64]*flight{},
 		wakes: make([]sim.VTimeInSec, gpus), nextID: hwIDBase}
 	groups := (b.pages + h.ppg - 1) / h.ppg
+	h.flights = make([]*flight, groups)
 	frames := uint32(groups)
 	if b.capacity > 0 && uint64(b.capacity) < b.pages {
 		frames = uint32(uint64(b.capacity) / h.ppg)
@@ -115,14 +119,20 @@ func (s *Service) buildHardware(b Builder, gpus int) error {
 	for g := 0; g < gpus; g++ {
 		var picker uvmmu.VictimPicker
 		if ev != nil {
-			picker = &policyPicker{h: h, g: g, ev: ev}
+			pp := &policyPicker{h: h, g: g, ev: ev}
+			pp.skip = pp.busy
+			picker = pp
 		}
 		u, err := uvmmu.New(c, uvmmu.Setup{Frames: frames, ClockMHz: b.clockMHz, Seed: b.seed, Stream: uint64(g)}, picker)
 		if err != nil {
 			return err
 		}
 		h.units = append(h.units, u)
-		h.frame = append(h.frame, map[uint64]uint32{})
+		frame := make([]uint32, groups)
+		for i := range frame {
+			frame[i] = noFrame
+		}
+		h.frame = append(h.frame, frame)
 	}
 	s.hw = h
 	return nil
@@ -132,23 +142,26 @@ func (s *Service) buildHardware(b Builder, gpus int) error {
 // an eviction policy would evict first (UVMMU Fig. 5's alternatives to
 // Linear-Random). Groups queued or being filled are skipped.
 type policyPicker struct {
-	h   *hardware
-	g   int
-	ev  eviction.Policy
-	buf []uint64
+	h    *hardware
+	g    int
+	ev   eviction.Policy
+	skip func(page uint64) bool // busy, made once
+	buf  []uint64
+}
+
+// busy reports whether page's group has no frame-group here, or one the
+// AFM may not queue.
+func (p *policyPicker) busy(page uint64) bool {
+	fg := p.h.frame[p.g][page/p.h.ppg]
+	if fg == noFrame {
+		return true
+	}
+	i := p.h.units[p.g].Frame(fg)
+	return i.Queued || i.Filling
 }
 
 func (p *policyPicker) Next(frames uint32) uint32 {
-	u := p.h.units[p.g]
-	busy := func(page uint64) bool {
-		fg, ok := p.h.frame[p.g][page/p.h.ppg]
-		if !ok {
-			return true
-		}
-		i := u.Frame(fg)
-		return i.Queued || i.Filling
-	}
-	p.buf = p.ev.Victims(p.g, 1, busy, p.buf[:0])
+	p.buf = p.ev.Victims(p.g, 1, p.skip, p.buf[:0])
 	if len(p.buf) == 0 {
 		return 0 // the AFM's miss and probe take over
 	}
@@ -195,12 +208,11 @@ func (h *hardware) fault(now sim.VTimeInSec, g int, f uvmproto.FaultEntry) error
 		return nil
 	}
 	fl := h.newFlight(g, grp)
-	fl.waiting = append(fl.waiting, waitingFault{g, f})
 	if h.recall(now, fl) {
+		fl.waiting = append(fl.waiting, waitingFault{g, f}) // handled again once the group is home
 		return nil
 	}
-	fl.fill = true
-	fl.waiting = fl.waiting[:0] // the critical page's data resolves it
+	fl.fill = true // the critical page's data resolves the fault
 	return h.units[g].Fault(now, uvmmu.Fault{Group: grp, CID: uint16(g), Critical: uint8(f.Page % h.ppg), Remote: grp, Tag: fl.id})
 }
 
@@ -224,12 +236,12 @@ func (h *hardware) recall(now sim.VTimeInSec, fl *flight) bool {
 		if others&(1<<uint(g)) == 0 {
 			continue
 		}
-		fg, ok := h.frame[g][grp]
-		if !ok {
+		fg := h.frame[g][grp]
+		if fg == noFrame {
 			s.fail(fmt.Errorf("uvm: page-group %d is on GPU %d without a frame-group", grp, g))
 			continue
 		}
-		delete(h.frame[g], grp)
+		h.frame[g][grp] = noFrame
 		s.fail(h.units[g].Release(now, fg))
 		h.evictGroup(now, g, grp, fl)
 		h.recalls++
@@ -323,7 +335,7 @@ func (h *hardware) start(g int, p *uvmmu.Plan) {
 	fl.frame = p.Frame
 	h.frame[g][p.Group] = p.Frame
 	if p.Swap {
-		delete(h.frame[g], p.Victim)
+		h.frame[g][p.Victim] = noFrame
 		fl.groups[1], fl.ngroups = p.Victim, 2
 		h.flights[p.Victim] = fl
 		h.evictGroup(p.StartAt, g, p.Victim, fl)
@@ -388,7 +400,7 @@ func (h *hardware) arrived(now sim.VTimeInSec, id uint64) error {
 	}
 	delete(h.byID, id)
 	for _, grp := range fl.groups[:fl.ngroups] {
-		delete(h.flights, grp)
+		h.flights[grp] = nil
 	}
 	if fl.fill {
 		if err := h.units[fl.gpu].Complete(now, fl.frame); err != nil {
