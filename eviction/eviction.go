@@ -25,7 +25,7 @@ const (
 
 // Names lists the eviction policies New accepts.
 func Names() []string {
-	return []string{LRM2MB, LRU4KB, LRU2MB, Random4KB, LFU2MB, SequentialLocal, TBN, LinearRandom}
+	return []string{LRM2MB, LRU4KB, LRU2MB, Random4KB, LFU2MB, SequentialLocal, TBN, LinearRandom, NRU}
 }
 
 // Policy orders the resident pages of each GPU for eviction.
@@ -97,6 +97,8 @@ func NewWith(name string, o Options) (Policy, error) {
 		return newTBN(o)
 	case LinearRandom:
 		return newLinearRandom(o), nil
+	case NRU:
+		return newNRU(o), nil
 	}
 	return nil, fmt.Errorf("unknown eviction policy %q: valid policies are %s", name, strings.Join(Names(), ", "))
 }

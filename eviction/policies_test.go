@@ -91,6 +91,37 @@ func TestLFU2MB(t *testing.T) {
 	})
 }
 
+func TestNRU(t *testing.T) {
+	runVictims(t, NRU, []victimCase{
+		// Every page arrives referenced: the first request finds none
+		// clear, so it clears the bits and lists by arrival.
+		{"all referenced: arrival order", "P4 P0 P9", 2, nil, []uint64{4, 0}},
+		{"pinned pages stay", "P4 P0 P9", 2, []uint64{4}, []uint64{0, 9}},
+		{"n beyond the resident set", "P4 P9", 10, nil, []uint64{4, 9}},
+		{"removed pages are gone", "P4 P0 R4", 1, nil, []uint64{0}},
+	})
+	// After a clearing, pages touched (or placed) since come last.
+	p := play(t, NRU, small, "P4 P0 P9 P12")
+	none := pinnedSet()
+	if got := p.Victims(0, 1, none, nil); !slices.Equal(got, []uint64{4}) {
+		t.Fatalf("first request %v", got)
+	}
+	p.(Toucher).Touch(0, 0)
+	p.Placed(0, 20)
+	p.(Toucher).Touch(0, 21) // not resident: ignored
+	if got := p.Victims(0, 2, none, nil); !slices.Equal(got, []uint64{4, 9}) {
+		t.Fatalf("unreferenced first: %v, want [4 9]", got)
+	}
+	// Asking for more than the unreferenced pages lists the referenced
+	// ones after them, and starts a new period in which all are clear.
+	if got := p.Victims(0, 5, none, nil); !slices.Equal(got, []uint64{4, 9, 12, 0, 20}) {
+		t.Fatalf("shortage: %v, want [4 9 12 0 20]", got)
+	}
+	if got := p.Victims(0, 5, none, nil); !slices.Equal(got, []uint64{4, 0, 9, 12, 20}) {
+		t.Fatalf("after the shortage every bit is clear: %v, want arrival order [4 0 9 12 20]", got)
+	}
+}
+
 func TestSequentialLocal(t *testing.T) {
 	runVictims(t, SequentialLocal, []victimCase{
 		{"the LRU page's block goes whole", "P5 P4 P9 P0", 1, nil, []uint64{4, 5}},
@@ -196,7 +227,7 @@ func TestRandom4KBRemovalAndReplacement(t *testing.T) {
 func TestTouchers(t *testing.T) {
 	for name, wants := range map[string]bool{
 		LRM2MB: false, LRU4KB: true, LRU2MB: true, Random4KB: false,
-		LFU2MB: true, SequentialLocal: true, TBN: true, LinearRandom: false,
+		LFU2MB: true, SequentialLocal: true, TBN: true, LinearRandom: false, NRU: true,
 	} {
 		p, err := NewWith(name, small)
 		if err != nil {
@@ -206,7 +237,7 @@ func TestTouchers(t *testing.T) {
 			t.Errorf("%s: Toucher %v, want %v", name, ok, wants)
 		}
 	}
-	if len(Names()) != 8 {
+	if len(Names()) != 9 {
 		t.Errorf("Names() = %v", Names())
 	}
 }
@@ -220,7 +251,7 @@ func TestNewWithErrors(t *testing.T) {
 		{TBN, Options{GPUs: 1, Pages: 24, PagesPerChunk: 12, PagesPerBlock: 2}, "not a power-of-two number"},
 		{TBN, Options{GPUs: 1, Pages: 24, PagesPerChunk: 8, PagesPerBlock: 3}, "not a power-of-two number"},
 		{SequentialLocal, Options{GPUs: 1, Pages: 24, PagesPerChunk: 8}, "both must be at least 1"},
-		{"lru", small, "valid policies are lrm-2mb, lru-4kb, lru-2mb, random-4kb, lfu-2mb, sequential-local, tbn, linear-random"},
+		{"lru", small, "valid policies are lrm-2mb, lru-4kb, lru-2mb, random-4kb, lfu-2mb, sequential-local, tbn, linear-random, nru"},
 	} {
 		if _, err := NewWith(c.name, c.o); err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s %+v: error %v, want %q", c.name, c.o, err, c.msg)

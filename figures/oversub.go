@@ -508,10 +508,9 @@ func uvmmuFig1() Figure {
 }
 
 // UVMMUEvictions are UVMMU Fig. 5's victim choices under hardware
-// handling: the paper's Linear-Random first, then Sequential-local and
-// Tree-based, and LRU of 2 MB (UVMSmart's default) in place of the
-// paper's NRU, which mgpu does not have.
-var UVMMUEvictions = []string{"linear-random", "sequential-local", "tbn", "lru-2mb"}
+// handling: the paper's Linear-Random first, then Sequential-local, Tree-
+// based and NRU.
+var UVMMUEvictions = []string{"linear-random", "sequential-local", "tbn", "nru"}
 
 // uvmmuHW is UVMMU on the GTX 1080 Ti: hardware fault handling, no
 // prefetcher, victims chosen by ev.

@@ -352,7 +352,7 @@ func TestClassRowsMeans(t *testing.T) {
 // hardware handling exactly where it says.
 func TestUVMMUFigureNormalisation(t *testing.T) {
 	over := map[string]float64{over100: 1, over125: 2, over150: 3, over175: 4, over200: 5}
-	ev := map[string]float64{"linear-random": 1, "sequential-local": 2, "tbn": 4, "lru-2mb": 8}
+	ev := map[string]float64{"linear-random": 1, "sequential-local": 2, "tbn": 4, "nru": 8}
 	simTime := func(r sweep.Run) float64 {
 		if r.Sets["uvm.fault_handling"] == "hardware" {
 			return 10 * over[r.Sets["oversubscribe"]] * ev[r.Sets["uvm.eviction"]]

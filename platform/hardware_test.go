@@ -26,7 +26,7 @@ func hardwareConfig(gpus int, over float64, ev string) Config {
 // page-group is resident whole or not at all, and every migration moved a
 // whole group.
 func TestHardwareHandlingCoherent(t *testing.T) {
-	evictions := []string{eviction.LinearRandom, eviction.SequentialLocal, eviction.TBN, eviction.LRU2MB}
+	evictions := []string{eviction.LinearRandom, eviction.SequentialLocal, eviction.TBN, eviction.LRU2MB, eviction.NRU}
 	// Scales that leave each of 4 GPUs some frame-groups at 150%.
 	scales := map[string]float64{"mm": 0.05, "pingpong": 0.5, "shared-read": 0.5, "atax": 0.02, "ra": 0.1}
 	for _, w := range []string{"mm", "pingpong", "shared-read", "atax", "ra"} {

@@ -49,7 +49,7 @@ type Config struct {
 	// Which pages leave a full GPU: the NVIDIA driver's 2 MB root chunks,
 	// least recently migrated in (uvm_pmm_gpu.c; notes §3.6), or a true
 	// per-page LRU oracle.
-	Eviction string `yaml:"eviction" doc:"eviction policy: lrm-2mb (NVIDIA driver default) | lru-4kb (oracle) | lru-2mb | lfu-2mb | random-4kb (UVMSmart) | sequential-local | tbn | linear-random (UVMMU)"`
+	Eviction string `yaml:"eviction" doc:"eviction policy: lrm-2mb (NVIDIA driver default) | lru-4kb (oracle) | lru-2mb | lfu-2mb | random-4kb (UVMSmart) | sequential-local | tbn | linear-random (UVMMU) | nru"`
 	// The unit the lrm-2mb policy evicts: the driver's root chunk.
 	EvictionChunk units.Bytes `yaml:"eviction_chunk" doc:"lrm-2mb chunk size in bytes (NVIDIA root chunk: 2MB)"`
 	// Host DRAM time of a zero-copy line access (a GPU reading or writing
