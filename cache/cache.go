@@ -21,6 +21,7 @@ type Cache struct {
 	gens       []uint32
 	used       []uint64 // last-use stamp; 0 means invalid
 	clock      uint64
+	wide       *wide // the hash index and LRU lists, from wideWays up
 }
 
 // New makes a cache of the given number of entries and ways. Entries must be
@@ -29,10 +30,14 @@ func New(entries, ways int) (*Cache, error) {
 	if entries <= 0 || ways <= 0 || entries%ways != 0 {
 		return nil, fmt.Errorf("cache of %d entries and %d ways: entries must be a positive multiple of ways", entries, ways)
 	}
-	return &Cache{
+	c := &Cache{
 		sets: entries / ways, ways: ways,
 		keys: make([]uint64, entries), gens: make([]uint32, entries), used: make([]uint64, entries),
-	}, nil
+	}
+	if ways >= wideWays {
+		c.wide = newWide(c.sets, ways)
+	}
+	return c, nil
 }
 
 // Sets and Ways describe the geometry.
@@ -47,6 +52,20 @@ func (c *Cache) set(key uint64) int { return int(key%uint64(c.sets)) * c.ways }
 // marks it most recently used. An entry of another generation is stale: it
 // is dropped and the lookup misses.
 func (c *Cache) Lookup(key uint64, gen uint32) bool {
+	if c.wide != nil {
+		i := c.find(key)
+		if i < 0 {
+			return false
+		}
+		if c.gens[i] != gen {
+			c.drop(i)
+			return false
+		}
+		c.clock++
+		c.used[i] = c.clock
+		c.touch(i)
+		return true
+	}
 	s := c.set(key)
 	for i := s; i < s+c.ways; i++ {
 		if c.used[i] != 0 && c.keys[i] == key {
@@ -64,6 +83,9 @@ func (c *Cache) Lookup(key uint64, gen uint32) bool {
 
 // Contains reports presence without touching LRU state.
 func (c *Cache) Contains(key uint64) bool {
+	if c.wide != nil {
+		return c.find(key) >= 0
+	}
 	s := c.set(key)
 	for i := s; i < s+c.ways; i++ {
 		if c.used[i] != 0 && c.keys[i] == key {
@@ -76,6 +98,9 @@ func (c *Cache) Contains(key uint64) bool {
 // Insert puts key in, with generation gen, as most recently used. It
 // returns the key it evicted, if any.
 func (c *Cache) Insert(key uint64, gen uint32) (victim uint64, evicted bool) {
+	if c.wide != nil {
+		return c.wideInsert(key, gen)
+	}
 	s := c.set(key)
 	lru := s
 	for i := s; i < s+c.ways; i++ {
@@ -99,6 +124,13 @@ func (c *Cache) Insert(key uint64, gen uint32) (victim uint64, evicted bool) {
 
 // Invalidate removes key if present and reports whether it was.
 func (c *Cache) Invalidate(key uint64) bool {
+	if c.wide != nil {
+		i := c.find(key)
+		if i >= 0 {
+			c.drop(i)
+		}
+		return i >= 0
+	}
 	s := c.set(key)
 	for i := s; i < s+c.ways; i++ {
 		if c.used[i] != 0 && c.keys[i] == key {
@@ -112,6 +144,9 @@ func (c *Cache) Invalidate(key uint64) bool {
 // Flush empties the cache.
 func (c *Cache) Flush() {
 	clear(c.used)
+	if c.wide != nil {
+		c.wide.reset(c.ways)
+	}
 }
 
 // Len counts valid entries (for tests and stats, not the hot path).

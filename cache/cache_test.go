@@ -1,6 +1,9 @@
 package cache
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 func TestGeometryErrors(t *testing.T) {
 	for _, c := range []struct{ entries, ways int }{{0, 1}, {4, 0}, {6, 4}, {-4, 2}} {
@@ -76,5 +79,75 @@ func BenchmarkLookup(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		c.Lookup(uint64(i)&1023, 0)
+	}
+}
+
+// TestWideMatchesScan drives a wide cache (hash index and LRU lists) and
+// the same geometry scanned way by way with one random history of
+// lookups, inserts, stale generations, invalidations and flushes: every
+// answer, every victim and the final contents must agree, so results do
+// not depend on which bookkeeping a geometry gets.
+func TestWideMatchesScan(t *testing.T) {
+	for _, g := range [][2]int{{128, 128}, {512, 16}, {64, 32}, {256, 64}, {200, 100}, {256, 128}} {
+		fast, _ := New(g[0], g[1])
+		ref, _ := New(g[0], g[1])
+		ref.wide = nil
+		if fast.wide == nil {
+			t.Fatalf("%v: not wide", g)
+		}
+		r := rand.New(rand.NewPCG(uint64(g[0]), uint64(g[1])))
+		span := uint64(3 * g[0])
+		for step := 0; step < 200000; step++ {
+			k, gen := r.Uint64N(span), uint32(r.IntN(3))
+			switch op := r.IntN(100); {
+			case op < 50:
+				if a, b := fast.Lookup(k, gen), ref.Lookup(k, gen); a != b {
+					t.Fatalf("%v step %d: Lookup(%d, %d) = %v, scan %v", g, step, k, gen, a, b)
+				}
+			case op < 90:
+				v1, e1 := fast.Insert(k, gen)
+				v2, e2 := ref.Insert(k, gen)
+				if v1 != v2 || e1 != e2 {
+					t.Fatalf("%v step %d: Insert(%d) evicted %d,%v; scan %d,%v", g, step, k, v1, e1, v2, e2)
+				}
+			case op < 98:
+				if a, b := fast.Invalidate(k), ref.Invalidate(k); a != b {
+					t.Fatalf("%v step %d: Invalidate(%d) = %v, scan %v", g, step, k, a, b)
+				}
+			case op < 99:
+				if a, b := fast.Contains(k), ref.Contains(k); a != b {
+					t.Fatalf("%v step %d: Contains(%d) = %v, scan %v", g, step, k, a, b)
+				}
+			default:
+				if r.IntN(20) == 0 {
+					fast.Flush()
+					ref.Flush()
+				}
+			}
+		}
+		for k := uint64(0); k < span; k++ {
+			if fast.Contains(k) != ref.Contains(k) {
+				t.Fatalf("%v: key %d differs at the end", g, k)
+			}
+		}
+		if fast.Len() != ref.Len() {
+			t.Fatalf("%v: %d entries, scan %d", g, fast.Len(), ref.Len())
+		}
+	}
+}
+
+func BenchmarkFullyAssociativeTLB(b *testing.B) {
+	c, _ := New(128, 128)
+	r := rand.New(rand.NewPCG(1, 2))
+	keys := make([]uint64, 4096)
+	for i := range keys {
+		keys[i] = r.Uint64N(160)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := keys[i&4095]
+		if !c.Lookup(k, 0) {
+			c.Insert(k, 0)
+		}
 	}
 }

@@ -1,0 +1,181 @@
+package cache
+
+import "math/bits"
+
+// wideWays is the associativity from which a cache finds keys through a
+// hash index and keeps each set's LRU order in a list, instead of scanning
+// the set: a fully associative 128-entry TLB (UVMMU Table I) scanned every
+// access was 40% of a run. Below it a scan of a few ways is faster.
+const wideWays = 16
+
+// wide is the O(1) bookkeeping of a highly associative cache. It gives the
+// same answers as the scan: a hit refreshes the entry; a miss fills the
+// lowest-numbered free way of the set, else the least recently used.
+type wide struct {
+	// index maps a key to its way (open addressing, linear probing,
+	// backward-shift deletion); slots hold way+1, 0 is empty.
+	index []int32
+	shift uint
+	// prev and next link each set's valid ways from least to most
+	// recently used; head and tail are per set (-1: none).
+	prev, next []int32
+	head, tail []int32
+	// free has a bit per way of each set, set while the way is invalid.
+	free  []uint64
+	words int // free words per set
+}
+
+func newWide(sets, ways int) *wide {
+	n := sets * ways
+	size := 1
+	for size < 2*n {
+		size <<= 1
+	}
+	w := &wide{index: make([]int32, size), shift: uint(64 - bits.TrailingZeros(uint(size))),
+		prev: make([]int32, n), next: make([]int32, n),
+		head: make([]int32, sets), tail: make([]int32, sets), words: (ways + 63) / 64}
+	w.free = make([]uint64, sets*w.words)
+	w.reset(ways)
+	return w
+}
+
+// reset marks every way free.
+func (w *wide) reset(ways int) {
+	clear(w.index)
+	for s := range w.head {
+		w.head[s], w.tail[s] = -1, -1
+		for i := 0; i < ways; i++ {
+			w.free[s*w.words+i/64] |= 1 << (i % 64)
+		}
+	}
+}
+
+func (w *wide) slot(key uint64) int { return int((key * 0x9E3779B97F4A7C15) >> w.shift) }
+
+// find returns the way holding key, or -1.
+func (c *Cache) find(key uint64) int {
+	w := c.wide
+	mask := len(w.index) - 1
+	for h := w.slot(key); ; h = (h + 1) & mask {
+		e := w.index[h]
+		if e == 0 {
+			return -1
+		}
+		if c.keys[e-1] == key {
+			return int(e - 1)
+		}
+	}
+}
+
+// indexAdd records that way i holds keys[i].
+func (c *Cache) indexAdd(i int) {
+	w := c.wide
+	mask := len(w.index) - 1
+	h := w.slot(c.keys[i])
+	for w.index[h] != 0 {
+		h = (h + 1) & mask
+	}
+	w.index[h] = int32(i + 1)
+}
+
+// indexRemove forgets keys[i], shifting later probes back into the hole.
+func (c *Cache) indexRemove(i int) {
+	w := c.wide
+	mask := len(w.index) - 1
+	h := w.slot(c.keys[i])
+	for w.index[h] != int32(i+1) {
+		h = (h + 1) & mask
+	}
+	for j := (h + 1) & mask; w.index[j] != 0; j = (j + 1) & mask {
+		home := w.slot(c.keys[w.index[j]-1])
+		// Move j back to h unless its home lies cyclically in (h, j].
+		if (j > h && (home <= h || home > j)) || (j < h && home <= h && home > j) {
+			w.index[h] = w.index[j]
+			h = j
+		}
+	}
+	w.index[h] = 0
+}
+
+// unlink takes way i out of its set's LRU list.
+func (w *wide) unlink(s, i int) {
+	p, n := w.prev[i], w.next[i]
+	if p >= 0 {
+		w.next[p] = n
+	} else {
+		w.head[s] = n
+	}
+	if n >= 0 {
+		w.prev[n] = p
+	} else {
+		w.tail[s] = p
+	}
+}
+
+// append makes way i of set s the most recently used.
+func (w *wide) append(s, i int) {
+	w.prev[i], w.next[i] = w.tail[s], -1
+	if t := w.tail[s]; t >= 0 {
+		w.next[t] = int32(i)
+	} else {
+		w.head[s] = int32(i)
+	}
+	w.tail[s] = int32(i)
+}
+
+// touch makes valid way i the most recently used.
+func (c *Cache) touch(i int) {
+	s := i / c.ways
+	if c.wide.tail[s] != int32(i) {
+		c.wide.unlink(s, i)
+		c.wide.append(s, i)
+	}
+}
+
+// drop invalidates valid way i.
+func (c *Cache) drop(i int) {
+	w := c.wide
+	s := i / c.ways
+	c.indexRemove(i)
+	w.unlink(s, i)
+	o := i - s*c.ways
+	w.free[s*w.words+o/64] |= 1 << (o % 64)
+	c.used[i] = 0
+}
+
+// wideVictim is the way a miss of set s fills: the lowest free way, else
+// the least recently used.
+func (c *Cache) wideVictim(s int) int {
+	w := c.wide
+	for k := 0; k < w.words; k++ {
+		if f := w.free[s*w.words+k]; f != 0 {
+			return s*c.ways + k*64 + bits.TrailingZeros64(f)
+		}
+	}
+	return int(w.head[s])
+}
+
+// wideInsert is Insert through the index.
+func (c *Cache) wideInsert(key uint64, gen uint32) (victim uint64, evicted bool) {
+	w := c.wide
+	c.clock++
+	if i := c.find(key); i >= 0 {
+		c.gens[i], c.used[i] = gen, c.clock
+		c.touch(i)
+		return 0, false
+	}
+	s := c.set(key) / c.ways
+	i := c.wideVictim(s)
+	if c.used[i] != 0 {
+		victim, evicted = c.keys[i], true
+		c.indexRemove(i)
+		w.unlink(s, i)
+	} else {
+		o := i - s*c.ways
+		w.free[s*w.words+o/64] &^= 1 << (o % 64)
+	}
+	c.keys[i], c.gens[i], c.used[i] = key, gen, c.clock
+	c.indexAdd(i)
+	w.append(s, i)
+	return victim, evicted
+}
