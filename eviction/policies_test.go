@@ -263,3 +263,24 @@ func TestNewWithErrors(t *testing.T) {
 		}
 	}
 }
+
+// A Switch feeds both policies from the start, so the second picks from
+// the full resident set the moment it takes over.
+func TestSwitch(t *testing.T) {
+	first, _ := NewWith(LRM2MB, small)
+	second, _ := NewWith(LRU4KB, small)
+	s := NewSwitch(first, second)
+	for _, p := range []uint64{0, 8, 9} {
+		s.Placed(0, p)
+	}
+	s.Touch(0, 0) // only the LRU sees it
+	s.Removed(0, 9)
+	none := pinnedSet()
+	if got := s.Victims(0, 1, none, nil); !slices.Equal(got, []uint64{0}) || s.Switched() {
+		t.Fatalf("before Use, lrm-2mb's chunk 0 first: %v", got)
+	}
+	s.Use()
+	if got := s.Victims(0, 2, none, nil); !slices.Equal(got, []uint64{8, 0}) || !s.Switched() {
+		t.Fatalf("after Use, LRU order without the removed page: %v, want [8 0]", got)
+	}
+}

@@ -536,20 +536,41 @@ func uvmmuUMSpec(w []string, overs ...string) sweep.Spec {
 	return spec(w, []string{oversubPolicy}, []int{1}, "", withSweep(sets, "oversubscribe", overs...))
 }
 
-// uvmmuFig4 is UVMMU Fig. 4: UVMMU's speedup over NVIDIA UM (45 us
-// software handling, tree prefetch, LRU 2 MB) at 100, 125 and 150%.
-// UVMSmart, the paper's third bar, is not modelled yet.
+// uvmmuSmart is UVMSmart (DATE'21) as UVMMU Fig. 4's middle bar: the
+// NVIDIA UM baseline with UVMSmart's runtime, which at the first eviction
+// may turn on zero-copy and tree eviction (package uvmsmart).
+func uvmmuSmart() []string {
+	return join(uvmmuUM(), []string{"uvm.fault_service_ns", uvmmuBaselineLatency, "uvm.adaptive", "uvmsmart"})
+}
+
+func uvmmuSmartSel(over string) Selector {
+	return sel(oversubPolicy, 1, join(uvmmuSmart(), []string{"oversubscribe", over})...)
+}
+
+func uvmmuSmartSpec(w []string, overs ...string) sweep.Spec {
+	return spec(w, []string{oversubPolicy}, []int{1}, "", withSweep(fixed(uvmmuSmart()), "oversubscribe", overs...))
+}
+
+// uvmmuFig4 is UVMMU Fig. 4: UVMSmart's and UVMMU's speedups over NVIDIA
+// UM (45 us software handling, tree prefetch, LRU 2 MB) at 100, 125 and
+// 150%, and UVMMU's over UVMSmart (the paper's 2.21x and 2.40x).
 func uvmmuFig4() Figure {
 	overs := []string{over100, over125, over150}
 	var series []Series
 	for _, o := range overs {
-		series = append(series, Series{Label: "UVMMU @" + overLabel(o), Run: uvmmuHWSel("linear-random", o),
-			Base: uvmmuSel(uvmmuBaselineLatency, o), Metric: Speedup})
+		um := uvmmuSel(uvmmuBaselineLatency, o)
+		series = append(series,
+			Series{Label: "UVMSmart @" + overLabel(o), Run: uvmmuSmartSel(o), Base: um, Metric: Speedup},
+			Series{Label: "UVMMU @" + overLabel(o), Run: uvmmuHWSel("linear-random", o), Base: um, Metric: Speedup})
 	}
-	return Figure{Name: "uvmmu-fig4", Title: "UVMMU Fig. 4: UVMMU over NVIDIA UM (GTX 1080 Ti) at 100/125/150% (UVMSmart not modelled)",
+	for _, o := range overs {
+		series = append(series, Series{Label: "UVMMU/UVMSmart @" + overLabel(o), Run: uvmmuHWSel("linear-random", o),
+			Base: uvmmuSmartSel(o), Metric: Speedup})
+	}
+	return Figure{Name: "uvmmu-fig4", Title: "UVMMU Fig. 4: UVMSmart and UVMMU over NVIDIA UM (GTX 1080 Ti) at 100/125/150%",
 		YLabel: "speedup over NVIDIA UM", Workloads: UVMMUWorkloads,
 		Specs: func(w []string) []sweep.Spec {
-			return []sweep.Spec{uvmmuUMSpec(w, overs...), uvmmuHWSpec(w, UVMMUEvictions[:1], overs...)}
+			return []sweep.Spec{uvmmuUMSpec(w, overs...), uvmmuSmartSpec(w, overs...), uvmmuHWSpec(w, UVMMUEvictions[:1], overs...)}
 		},
 		Series: series, Summary: classRows}
 }

@@ -89,7 +89,7 @@ func TestOversubFiguresExpand(t *testing.T) {
 		"ea-fig13":     len(EAWorkloads) * (len(EAThresholds) + 1),     // 7 thresholds + EA at 150%
 		"ea-fig14":     len(EAWorkloads) * (len(EAThresholds) + 1),
 		"uvmmu-fig1":   len(UVMMUWorkloads) * 3 * 3, // {50, 20, 0 us} x {100, 125, 150%}
-		"uvmmu-fig4":   len(UVMMUWorkloads) * 2 * 3, // {UM, UVMMU} x {100, 125, 150%}
+		"uvmmu-fig4":   len(UVMMUWorkloads) * 3 * 3, // {UM, UVMSmart, UVMMU} x {100, 125, 150%}
 		"uvmmu-fig5":   len(UVMMUWorkloads) * 4 * 2, // 4 victim choices x {125, 150%}
 		"uvmmu-fig6":   len(UVMMUWorkloads) * 2 * 5, // {UM, UVMMU} x {100 .. 200%}
 	}
@@ -346,8 +346,8 @@ func TestClassRowsMeans(t *testing.T) {
 	}
 }
 
-// TestUVMMUFigureNormalisation: Fig. 4 divides UM's time by UVMMU's at the
-// same ratio, Fig. 5 Linear-Random's by each choice's, Fig. 6 each
+// TestUVMMUFigureNormalisation: Fig. 4 divides UM's time by UVMSmart's and
+// UVMMU's at the same ratio, and UVMSmart's by UVMMU's, Fig. 5 Linear-Random's by each choice's, Fig. 6 each
 // ratio's time by the same system's at 100%; and each figure runs
 // hardware handling exactly where it says.
 func TestUVMMUFigureNormalisation(t *testing.T) {
@@ -360,6 +360,9 @@ func TestUVMMUFigureNormalisation(t *testing.T) {
 		if r.Sets["uvm.fault_service_ns"] != uvmmuBaselineLatency {
 			t.Errorf("UM run at %s ns", r.Sets["uvm.fault_service_ns"])
 		}
+		if r.Sets["uvm.adaptive"] == "uvmsmart" {
+			return 35 * over[r.Sets["oversubscribe"]] * over[r.Sets["oversubscribe"]]
+		}
 		return 70 * over[r.Sets["oversubscribe"]] * over[r.Sets["oversubscribe"]]
 	}
 	for _, tc := range []struct {
@@ -367,7 +370,8 @@ func TestUVMMUFigureNormalisation(t *testing.T) {
 		want  []float64
 		label string
 	}{
-		{"uvmmu-fig4", []float64{7, 14, 21}, "UVMMU @100%"},
+		// UVMSmart and UVMMU over UM at each ratio, then UVMMU over UVMSmart.
+		{"uvmmu-fig4", []float64{2, 7, 2, 14, 2, 21, 3.5, 7, 10.5}, "UVMSmart @100%"},
 		{"uvmmu-fig5", []float64{0.5, 0.25, 0.125, 0.5, 0.25, 0.125}, "sequential-local @125%"},
 		{"uvmmu-fig6", []float64{2, 3, 4, 5, 4, 9, 16, 25}, "UVMMU @125%"},
 	} {

@@ -5,13 +5,16 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/uvm"
 )
 
 // TestOversubscriptionWorkloadsCoherent runs every oversubscription
 // workload (the ones with an Early-Adaptor class) on 1 and 2 GPUs at 100%
 // and 150%, with the driver's tree prefetcher, under on-touch and
-// access-counter (zero-copy), and under UVMMU's hardware handling
-// (on-touch, swaps, recalls between GPUs), with the checker on: no page is
+// access-counter (zero-copy), under UVMSmart (on-touch with tree eviction
+// and zero-copy turned on mid-run; 150% only, as at 100% it is on-touch),
+// and under UVMMU's hardware handling (on-touch, swaps, recalls between
+// GPUs), with the checker on: no page is
 // lost or stale across evictions, prefetches, swaps and zero-copy
 // accesses.
 func TestOversubscriptionWorkloadsCoherent(t *testing.T) {
@@ -28,13 +31,19 @@ func TestOversubscriptionWorkloadsCoherent(t *testing.T) {
 		}
 		for _, gpus := range []int{1, 2} {
 			for _, over := range []float64{0, 1.5} {
-				for _, p := range []string{"on-touch", "access-counter", "hardware"} {
+				for _, p := range []string{"on-touch", "access-counter", "uvmsmart", "hardware"} {
+					if p == "uvmsmart" && over == 0 {
+						continue
+					}
 					t.Run(fmt.Sprintf("%s/%dgpu/over%g/%s", w, gpus, over, p), func(t *testing.T) {
 						t.Parallel()
 						c := small(gpus)
 						c.Oversubscribe = over
 						c.UVM.Prefetch.Policy = "tbn"
 						scale := 0.01
+						if p == "uvmsmart" {
+							c.UVM.Adaptive, p = uvm.AdaptiveUVMSmart, "on-touch"
+						}
 						if p == "hardware" {
 							c = hardwareConfig(gpus, over, "linear-random")
 							p = "on-touch"

@@ -255,7 +255,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		}
 		g, err := gpu.MakeBuilder().WithEngine(s.engine).WithConfig(c.GPU).WithID(i, n).
 			WithPages(pageSize, pages).WithStats(cptr[i], &s.stalls[i]).WithCheck(c.Check).
-			WithAccessCounters(c.Policy.ACThreshold, uint64(c.Policy.ACGroup), c.Policy.ACMigrate == pagepolicy.ACMigratePage).
+			WithAccessCounters(accessCounters(c)).
 			WithRecency(recency).WithBufferSize(bufSize).WithRecvDelay(delay).
 			Build(fmt.Sprintf("GPU[%d]", i))
 		if err != nil {
@@ -366,7 +366,22 @@ func (s *System) Run() (*Result, error) {
 	s.finishProgress()
 	res := s.result()
 	res.wall = time.Since(start)
+	s.warnEAIdle(res)
 	return res, nil
+}
+
+// warnEAIdle warns when Early-Adaptor detected oversubscription but the run
+// ended before its first benefit analysis: its windows are EA's, in
+// simulated time, and a scaled-down input runs for less than they span.
+func (s *System) warnEAIdle(r *Result) {
+	if r.PolicyStats["ea_detections"] == 0 || r.PolicyStats["ea_evaluations"] > 0 {
+		return
+	}
+	ea := s.opts.Config.UVM.EA
+	s.log.Warn().Float64("sim_time_ns", r.SimTimeNs).Float64("long_window_ns", ea.LongWindowNs).
+		Msg("Early-Adaptor detected oversubscription but ran no benefit analysis before the run ended; " +
+			"scale uvm.ea.short_window_ns, long_window_ns and eval_period_ns by footprint / EA's footprint " +
+			"(earlyadaptor.ScaledWindows; the ea-* figures do)")
 }
 
 // Run builds and runs in one call.
@@ -376,4 +391,15 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	return s.Run()
+}
+
+// accessCounters is the GPUs' counter threshold, group bytes and whether a
+// notification names only the page: the policy's, or under UVMSmart its
+// migrate threshold over the prefetcher's 64 KB basic blocks, naming the
+// block's pages.
+func accessCounters(c Config) (threshold int, group uint64, perPage bool) {
+	if c.UVM.Adaptive == uvm.AdaptiveUVMSmart {
+		return c.UVM.UVMSmart.MigrateThreshold, uint64(c.UVM.Prefetch.BlockSize), false
+	}
+	return c.Policy.ACThreshold, uint64(c.Policy.ACGroup), c.Policy.ACMigrate == pagepolicy.ACMigratePage
 }

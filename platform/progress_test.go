@@ -123,3 +123,33 @@ func TestLogLevels(t *testing.T) {
 		t.Errorf("info log has simulation events:\n%.1000s", info)
 	}
 }
+
+// TestWarnsWhenEarlyAdaptorIdles: a small run at EA's own 1 s window ends
+// before the first benefit analysis, which the log says at warn level with
+// the fix; with windows scaled to the run there is no warning.
+func TestWarnsWhenEarlyAdaptorIdles(t *testing.T) {
+	run := func(scaleWindows bool) string {
+		var b bytes.Buffer
+		l := zerolog.New(&b).Level(zerolog.WarnLevel)
+		c := small(1)
+		c.Oversubscribe = 1.5
+		c.UVM.Prefetch.Policy, c.UVM.PrefetchControl = "tbn", "early-adaptor"
+		if scaleWindows {
+			c.UVM.EA.ShortWindowNs, c.UVM.EA.LongWindowNs, c.UVM.EA.EvalPeriodNs = 2e4, 1e6, 2e4
+		}
+		r := mustRun(t, Options{Workload: "hotspot", Policy: "on-touch", Scale: 0.02, Seed: 1, Config: c, Log: &l})
+		if r.PolicyStats["ea_detections"] == 0 {
+			t.Fatalf("no oversubscription detected: %v", r.PolicyStats)
+		}
+		if (r.PolicyStats["ea_evaluations"] > 0) != scaleWindows {
+			t.Fatalf("scaled windows %v: %v evaluations", scaleWindows, r.PolicyStats["ea_evaluations"])
+		}
+		return b.String()
+	}
+	if got := run(false); !strings.Contains(got, "ran no benefit analysis") || !strings.Contains(got, "long_window_ns") {
+		t.Errorf("EA's own windows: log %q", got)
+	}
+	if got := run(true); got != "" {
+		t.Errorf("scaled windows: log %q", got)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/units"
+	"github.com/mgpu-sim/mgpu/uvmsmart"
 )
 
 // Version is mgpu's release; the VCS revision is appended when the binary
@@ -200,6 +201,9 @@ func (s *System) result() *Result {
 	if st, ok := s.driver.Service().UVMMUStats(); ok {
 		r.PolicyStats = addStats(r.PolicyStats, st)
 	}
+	if st, ok := s.driver.Service().UVMSmartStats(); ok {
+		r.PolicyStats = addUVMSmartStats(r.PolicyStats, st)
+	}
 	for i, g := range s.gpus {
 		pc := &r.PerGPU[i]
 		pc.BytesNVLink = s.nvlink.BytesFrom(g.Port())
@@ -227,6 +231,31 @@ func addEAStats(m map[string]float64, ea []earlyadaptor.Stats) map[string]float6
 		m = addStats(m, map[string]uint64{"ea_detections": st.Detections, "ea_evaluations": st.Evaluations,
 			"ea_risk_signals": st.RiskSignals, "ea_threshold_changes": st.Changes, "ea_decreases": st.Decreases,
 			"ea_disables": st.Disables, "ea_enables": st.Enables, "ea_blocks_disabled": st.BlocksDisabled})
+	}
+	return m
+}
+
+// addUVMSmartStats adds UVMSmart's counts as uvmsmart_* entries: each
+// mode (1 when on) and, when on, the simulated time it came on; the
+// allocations per pattern at the last decision.
+func addUVMSmartStats(m map[string]float64, st uvmsmart.Stats) map[string]float64 {
+	on := func(at float64) uint64 {
+		if at >= 0 {
+			return 1
+		}
+		return 0
+	}
+	counts := map[string]uint64{"uvmsmart_decisions": st.Decisions, "uvmsmart_remote_maps": st.RemoteMaps,
+		"uvmsmart_hot_blocks": st.Hot, "uvmsmart_zero_copy": on(st.ZeroCopyAtNs), "uvmsmart_tbn_eviction": on(st.TBNAtNs)}
+	for p, n := range st.Patterns {
+		counts["uvmsmart_allocs_"+strings.ReplaceAll(uvmsmart.Pattern(p).String(), "-", "_")] = n
+	}
+	m = addStats(m, counts)
+	if st.ZeroCopyAtNs >= 0 {
+		m["uvmsmart_zero_copy_at_ns"] = st.ZeroCopyAtNs
+	}
+	if st.TBNAtNs >= 0 {
+		m["uvmsmart_tbn_eviction_at_ns"] = st.TBNAtNs
 	}
 	return m
 }

@@ -80,6 +80,10 @@ func TestResultSchemaValidatesRuns(t *testing.T) {
 			Config: two(func(c *Config) { c.Oversubscribe = 1.5 })},
 			sets: []string{"policy.reset_threshold=4", "uvm.eviction=lru-4kb", "gpu.memory=2GB"},
 			has:  []string{"iterations", "sets", "policy_stats"}},
+		{name: "ra_uvmmu_hardware", o: Options{Workload: "ra", Policy: "on-touch", Seed: 1, Scale: 0.1, Config: hardwareConfig(2, 1.5, "linear-random")},
+			has: []string{"policy_stats"}},
+		{name: "ra_uvmsmart", o: Options{Workload: "ra", Policy: "on-touch", Seed: 1, Scale: 0.05, Config: uvmsmartConfig(1, 1.5, "uvmsmart")},
+			has: []string{"policy_stats"}},
 	}
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {

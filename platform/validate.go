@@ -167,6 +167,15 @@ func (c Config) Validate() error {
 			bad("uvm.fault_handling", c.UVM.FaultHandling, "starts with every page on the host (UVMMU §IV-C bring-up): set placement=host")
 		}
 	}
+	oneOf(&errs, "uvm.adaptive", c.UVM.Adaptive, uvm.AdaptiveNone, uvm.AdaptiveUVMSmart)
+	if c.UVM.Adaptive == uvm.AdaptiveUVMSmart {
+		if err := c.UVM.UVMSmart.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+		if c.UVM.FaultHandling == uvm.HandlingHardware {
+			bad("uvm.adaptive", c.UVM.Adaptive, "adapts the driver's software fault handling: set uvm.fault_handling=software")
+		}
+	}
 	pf := c.UVM.Prefetch
 	oneOf(&errs, "uvm.prefetch.policy", pf.Policy, prefetch.Names()...)
 	if t := pf.Threshold; t < prefetch.MinThreshold || t > prefetch.MaxThreshold {

@@ -13,6 +13,7 @@ import (
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvmproto"
+	"github.com/mgpu-sim/mgpu/uvmsmart"
 )
 
 // Builder makes a Driver (or its bare Service core), after Akita's builder
@@ -169,12 +170,24 @@ func (b Builder) BuildService() (*Service, error) {
 	default:
 		return nil, fmt.Errorf("uvm.fault_handling %q: valid values are %s, %s", b.cfg.FaultHandling, HandlingSoftware, HandlingHardware)
 	}
+	if err := s.buildUVMSmart(b, pf); err != nil {
+		return nil, err
+	}
 	if s.hw == nil && b.capacity > 0 && uint64(b.capacity) < b.pages {
-		ev, err := eviction.NewWith(b.cfg.Eviction, eviction.Options{GPUs: gpus, Pages: b.pages,
+		o := eviction.Options{GPUs: gpus, Pages: b.pages,
 			PagesPerChunk: max(1, uint64(b.cfg.EvictionChunk)/b.pageSize),
-			PagesPerBlock: max(1, uint64(pf.BlockSize)/b.pageSize), Seed: b.seed})
+			PagesPerBlock: max(1, uint64(pf.BlockSize)/b.pageSize), Seed: b.seed}
+		ev, err := eviction.NewWith(b.cfg.Eviction, o)
 		if err != nil {
 			return nil, err
+		}
+		if s.smart != nil { // UVMSmart may turn tree eviction on mid-run
+			tbn, err := eviction.NewWith(eviction.TBN, o)
+			if err != nil {
+				return nil, err
+			}
+			s.smartEviction = eviction.NewSwitch(ev, tbn)
+			ev = s.smartEviction
 		}
 		s.capacity, s.evictor = b.capacity, ev
 		s.table.Observe(ev)
@@ -185,7 +198,35 @@ func (b Builder) BuildService() (*Service, error) {
 		return nil, err
 	}
 	s.policy = p
+	if s.smart != nil {
+		s.policy = uvmsmart.Wrap(p, s.smart)
+	}
 	return s, nil
+}
+
+// buildUVMSmart makes UVMSmart's runtime when uvm.adaptive asks for it.
+// It adapts on-touch under software handling: its zero-copy replaces a
+// read fault's migration, and its counters are the GPUs'.
+func (s *Service) buildUVMSmart(b Builder, pf prefetch.Config) error {
+	switch b.cfg.Adaptive {
+	case AdaptiveNone, "":
+		return nil
+	case AdaptiveUVMSmart:
+	default:
+		return fmt.Errorf("uvm.adaptive %q: valid values are %s, %s", b.cfg.Adaptive, AdaptiveNone, AdaptiveUVMSmart)
+	}
+	if s.hw != nil {
+		return fmt.Errorf("uvm.adaptive=uvmsmart adapts the driver's software fault handling: set uvm.fault_handling=software")
+	}
+	if b.policy != "on-touch" {
+		return fmt.Errorf("uvm.adaptive=uvmsmart adapts on-touch migration (UVMSmart's baseline): use --policy on-touch, not %s", b.policy)
+	}
+	c, err := uvmsmart.New(b.cfg.UVMSmart, b.pages, max(1, uint64(pf.BlockSize)/b.pageSize))
+	if err != nil {
+		return err
+	}
+	s.smart = c
+	return nil
 }
 
 // buildEarlyAdaptor gives every GPU an Early-Adaptor controller over its

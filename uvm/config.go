@@ -5,6 +5,7 @@ import (
 	"github.com/mgpu-sim/mgpu/prefetch"
 	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvmmu"
+	"github.com/mgpu-sim/mgpu/uvmsmart"
 )
 
 // Config holds the host UVM driver's parameters.
@@ -77,7 +78,20 @@ type Config struct {
 	// Early-Adaptor's parameters (earlyadaptor.Config; EA paper and the
 	// choices its doc comments give where the paper is silent).
 	EA earlyadaptor.Config `yaml:"ea"`
+	// Who adapts eviction and zero-copy at oversubscription: nobody, or
+	// UVMSmart's pattern detection (package uvmsmart; needs --policy
+	// on-touch and software handling, and sets the GPUs' access counters
+	// to uvm.uvmsmart.migrate_threshold over 64 KB blocks).
+	Adaptive string `yaml:"adaptive" doc:"oversubscription runtime: none | uvmsmart (UVMSmart DATE'21: per-allocation pattern detection turns on zero-copy and tbn eviction)"`
+	// UVMSmart's parameters (uvmsmart.Config; its released simulator).
+	UVMSmart uvmsmart.Config `yaml:"uvmsmart"`
 }
+
+// Oversubscription runtimes (uvm.adaptive).
+const (
+	AdaptiveNone     = "none"
+	AdaptiveUVMSmart = "uvmsmart"
+)
 
 // Prefetch controllers.
 const (
@@ -90,7 +104,8 @@ func DefaultConfig() Config {
 	return Config{FaultBatch: 256, FaultServiceNs: 0, PerFaultNs: 1000, HostThreads: 16,
 		ThrashingLapseNs: 500000, ThrashingThreshold: 3, ThrashingPinThreshold: 10, Eviction: "lrm-2mb", EvictionChunk: 2 * units.MB,
 		HostMemoryNs: 100, Prefetch: defaultPrefetch(), PrefetchControl: ControlNone, EA: earlyadaptor.DefaultConfig(),
-		FaultHandling: HandlingSoftware, UVMMU: uvmmu.DefaultConfig()}
+		FaultHandling: HandlingSoftware, UVMMU: uvmmu.DefaultConfig(),
+		Adaptive: AdaptiveNone, UVMSmart: uvmsmart.DefaultConfig()}
 }
 
 // defaultPrefetch is the driver's prefetcher configuration, switched off.

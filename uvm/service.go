@@ -12,6 +12,7 @@ import (
 	"github.com/mgpu-sim/mgpu/prefetch"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/uvmproto"
+	"github.com/mgpu-sim/mgpu/uvmsmart"
 )
 
 // Service is the host UVM driver's fault-batch protocol as a pure state
@@ -70,6 +71,11 @@ type Service struct {
 	// is its first error.
 	hw    *hardware
 	hwErr error
+
+	// smart is UVMSmart's runtime (nil: none); smartEviction is the
+	// eviction it switches to tree eviction.
+	smart         *uvmsmart.Controller
+	smartEviction *eviction.Switch
 
 	ready ServiceReady
 }
@@ -301,6 +307,9 @@ func (s *Service) service(now sim.VTimeInSec) {
 				s.counters[g].ACThrottled++
 				continue
 			}
+			if s.smart != nil {
+				s.smart.Hot(p)
+			}
 			s.migrateGroupPage(g, p, invals)
 		}
 	}
@@ -320,10 +329,16 @@ func (s *Service) service(now sim.VTimeInSec) {
 		plan := &s.scratch
 		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
 		s.table.Resolve(g, f.Page, f.Write, dec, plan)
+		if s.smart != nil && wasHost && plan.Action == pagepolicy.Migrate {
+			s.smart.Migrated(fault.Object, f.Page)
+		}
 		s.collect(g, plan, s.count(g, plan, wasHost), invals)
 	}
 	if s.trees != nil && !b.counter {
 		s.prefetch(g, invals)
+	}
+	if s.smart != nil {
+		s.smart.Flush()
 	}
 	s.evict(invals)
 	if s.ea != nil && !b.counter {
@@ -369,6 +384,9 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 		if over <= 0 {
 			continue
 		}
+		if s.smart != nil && s.smart.Evicting(float64(b.servicedAt)*1e9).TBNEviction {
+			s.smartEviction.Use()
+		}
 		s.victims = s.evictor.Victims(h, over, pinned, s.victims[:0])
 		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
 		for _, v := range s.victims {
@@ -411,6 +429,9 @@ func (s *Service) prefetch(g int, invals [][]uvmproto.Inval) {
 		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
 		s.table.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
 		s.collect(g, plan, uvmproto.CauseHost, invals)
+		if s.smart != nil {
+			s.smart.Migrated(s.objectOf(p*s.pageSize), p)
+		}
 		b.prefetched = append(b.prefetched, p)
 		s.counters[g].Prefetches++
 	}
@@ -473,7 +494,19 @@ func (s *Service) migrateGroupPage(g int, page uint64, invals [][]uvmproto.Inval
 	plan := &s.scratch
 	plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
 	s.table.Resolve(g, page, true, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
+	if s.smart != nil && pg.Owner == Host {
+		s.smart.Migrated(s.objectOf(page*s.pageSize), page)
+	}
 	s.collect(g, plan, uvmproto.CauseMigration, invals)
+}
+
+// UVMSmartStats are UVMSmart's counts and whether each mode is on (ok is
+// false without it).
+func (s *Service) UVMSmartStats() (st uvmsmart.Stats, ok bool) {
+	if s.smart == nil {
+		return st, false
+	}
+	return s.smart.Stats(), true
 }
 
 func (s *Service) collect(g int, plan *Plan, cause uvmproto.Cause, invals [][]uvmproto.Inval) {
