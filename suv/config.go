@@ -1,0 +1,71 @@
+package suv
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mgpu-sim/mgpu/units"
+)
+
+// Config holds SUV-Mgmt's parameters. The paper fixes three of them; the
+// fourth comes from SUV-Host's working-set rule, and the page size is the
+// simulator's.
+type Config struct {
+	// DensityThreshold is the access density (accesses per byte) above
+	// which a Temporal structure earns a reserved on-demand pool; at or
+	// below it the structure is pinned on the host. Footnote 4 sets it so
+	// that migration cost is amortized; the released SUV-Mgmt compares
+	// accesses/bytes with 5 (penguin-suv.h: ad > 5).
+	DensityThreshold float64 `yaml:"density_threshold" doc:"Temporal structures migrate on demand only above this access density, accesses per byte; strict (SUV §V-C footnote 4: 5)"`
+	// TemporalCutoff marks a structure Temporal when its WSS is below this
+	// fraction of its size (§V-B: "smaller than a fraction (here, 0.5)").
+	TemporalCutoff float64 `yaml:"temporal_cutoff" doc:"a structure is Temporal when WSS < cutoff x size, in (0, 1] (SUV §V-B: 0.5)"`
+	// BatchBytes is the prefetch amortisation unit: an iteration span
+	// below it is prefetched together with the following iterations' until
+	// a batch covers at least this many bytes (§V-C, Algorithm 2).
+	BatchBytes units.Bytes `yaml:"batch_bytes" doc:"iteration spans below this are prefetched several iterations at once (SUV §V-C: 2MB; released penguin-suv.h: 8MB)"`
+	// ConcurrentFraction is SUV-Host's skip rule: when the workgroups that
+	// can be resident at once exceed this fraction of the grid, no
+	// structure of the launch is Temporal. Only Oracle uses it: declared
+	// hints carry the outcome.
+	ConcurrentFraction float64 `yaml:"concurrent_fraction" doc:"a launch whose concurrently resident workgroups exceed this fraction of its grid has no Temporal structures, in (0, 1] (SUV §V-B: 0.5)"`
+	// PageSize is the simulator's page: every range and reservation is
+	// aligned to it, so the invariants hold in pages. The driver sets it
+	// from page_size (ForPageSize); it is not a key.
+	PageSize units.Bytes `yaml:"-" json:"-"`
+}
+
+// DefaultConfig is the paper's setting over 4 KB pages.
+func DefaultConfig() Config {
+	return Config{DensityThreshold: 5, TemporalCutoff: 0.5, BatchBytes: 2 * units.MB,
+		ConcurrentFraction: 0.5, PageSize: 4 * units.KB}
+}
+
+// ForPageSize returns c aligned to pages of page bytes.
+func (c Config) ForPageSize(page units.Bytes) Config {
+	c.PageSize = page
+	return c
+}
+
+// Validate names the first bad key and its valid range.
+func (c Config) Validate() error {
+	if !(c.DensityThreshold > 0) || math.IsInf(c.DensityThreshold, 1) {
+		return fmt.Errorf("uvm.suv.density_threshold %v: must be a finite number > 0 (SUV: 5)", c.DensityThreshold)
+	}
+	if !(c.TemporalCutoff > 0 && c.TemporalCutoff <= 1) {
+		return fmt.Errorf("uvm.suv.temporal_cutoff %v: must be in (0, 1] (SUV: 0.5)", c.TemporalCutoff)
+	}
+	if !(c.ConcurrentFraction > 0 && c.ConcurrentFraction <= 1) {
+		return fmt.Errorf("uvm.suv.concurrent_fraction %v: must be in (0, 1] (SUV: 0.5)", c.ConcurrentFraction)
+	}
+	if !c.PageSize.IsPowerOfTwo() || c.PageSize > units.TB {
+		return fmt.Errorf("suv page size %d bytes: must be a power of two up to 1TB", uint64(c.PageSize))
+	}
+	if c.BatchBytes == 0 || c.BatchBytes > units.TB {
+		return fmt.Errorf("uvm.suv.batch_bytes %d: must be in 1B..1TB (SUV: 2MB)", uint64(c.BatchBytes))
+	}
+	return nil
+}
+
+// page is the page size as the package's byte type.
+func (c Config) page() int64 { return int64(c.PageSize) }

@@ -1,0 +1,119 @@
+package suv
+
+import "fmt"
+
+// QuotaPool is the HBM one structure reserves on one GPU for OnDemand
+// (Temporal, fault-driven) or EnableAC (Unknown, counter-driven)
+// migration. SUV reserves WSS bytes so that the structure's slices "avoid
+// thrashing of other data structures" (§IV); the pool makes that hard:
+// it holds only the structure's pages, orders them by when each last
+// migrated in (the driver's least-recently-migrated order, kept per page
+// here since a pool is smaller than the driver's 2 MB chunks can resolve),
+// and lists victims from its own pages only. A page of another structure
+// is refused, so no sequence of calls can make it evict one.
+//
+// The driver keeps one pool per structure and GPU, calls Place when a page
+// of the structure lands, Removed when it leaves, and evicts Victims(Over())
+// after each batch of placements.
+type QuotaPool struct {
+	object     string
+	first, n   uint64 // the structure's pages: first .. first+n-1
+	quota      uint64 // pages
+	resident   uint64
+	prev, next []int32
+	in         []bool
+	head, tail int32
+}
+
+// NewQuotaPool returns an empty pool of quota pages for the structure
+// named object, whose pages are first .. first+pages-1.
+func NewQuotaPool(object string, first, pages, quota uint64) (*QuotaPool, error) {
+	if pages == 0 || pages > 1<<31-1 {
+		return nil, fmt.Errorf("suv pool %q: %d pages: must be in 1..%d", object, pages, 1<<31-1)
+	}
+	return &QuotaPool{object: object, first: first, n: pages, quota: quota,
+		prev: make([]int32, pages), next: make([]int32, pages), in: make([]bool, pages), head: -1, tail: -1}, nil
+}
+
+// Owns reports whether page p belongs to the pool's structure.
+func (q *QuotaPool) Owns(p uint64) bool { return p >= q.first && p-q.first < q.n }
+
+// Place records that page p of the structure migrated in; it becomes the
+// most recently migrated. A page of another structure is an error and
+// changes nothing.
+func (q *QuotaPool) Place(p uint64) error {
+	if !q.Owns(p) {
+		return fmt.Errorf("suv pool %q: page %d is not its structure's (pages %d..%d)", q.object, p, q.first, q.first+q.n-1)
+	}
+	i := int32(p - q.first)
+	if !q.in[i] {
+		q.resident++
+	}
+	q.unlink(i)
+	q.prev[i], q.next[i] = q.tail, -1
+	if q.tail >= 0 {
+		q.next[q.tail] = i
+	} else {
+		q.head = i
+	}
+	q.tail, q.in[i] = i, true
+	return nil
+}
+
+// Removed records that page p left HBM. Pages the pool does not hold are
+// ignored.
+func (q *QuotaPool) Removed(p uint64) {
+	if q.Owns(p) && q.in[p-q.first] {
+		q.unlink(int32(p - q.first))
+		q.in[p-q.first] = false
+		q.resident--
+	}
+}
+
+func (q *QuotaPool) unlink(i int32) {
+	if !q.in[i] {
+		return
+	}
+	p, n := q.prev[i], q.next[i]
+	if p >= 0 {
+		q.next[p] = n
+	} else {
+		q.head = n
+	}
+	if n >= 0 {
+		q.prev[n] = p
+	} else {
+		q.tail = p
+	}
+}
+
+// Over is how many pages the pool holds beyond its quota.
+func (q *QuotaPool) Over() int {
+	if q.resident <= q.quota {
+		return 0
+	}
+	return int(q.resident - q.quota)
+}
+
+// Victims appends up to n of the pool's pages to dst, least recently
+// migrated first. They are always the pool's own.
+func (q *QuotaPool) Victims(n int, dst []uint64) []uint64 {
+	for i := q.head; i >= 0 && n > 0; i = q.next[i] {
+		dst = append(dst, q.first+uint64(i))
+		n--
+	}
+	return dst
+}
+
+// Resident is how many pages the pool holds; Quota its size in pages.
+func (q *QuotaPool) Resident() uint64 { return q.resident }
+
+// Quota is the pool's size in pages.
+func (q *QuotaPool) Quota() uint64 { return q.quota }
+
+// SetQuota resizes the pool, as a new launch's plan may; Over then says
+// how many pages must go.
+func (q *QuotaPool) SetQuota(pages uint64) { q.quota = pages }
+
+// Object is the structure's name.
+func (q *QuotaPool) Object() string { return q.object }
