@@ -1,0 +1,204 @@
+package observuvm
+
+// tournament is the meta-policy of Algorithm 1 (Sec. VI-B, Fig. 7d). Every
+// constituent sees every event and keeps its own order (lines 1-2). Each
+// eviction is taken from the active policies in turn (round robin, line 7)
+// and the victim's "cause" is recorded (line 9). A fault on a region a
+// policy evicted blames that policy (lines 10-12); once the blame sum
+// exceeds T, every active policy whose share of the blame exceeds
+// factor/|A| (20% above the average) retires (lines 13-17).
+//
+// Details Algorithm 1 leaves open, chosen here: the shares are of the sum
+// over all policies, retired ones included, as the algorithm writes
+// ΣBlmPts; so the active shares add up to at most 1, every one of them
+// exceeding factor/|A| > 1/|A| is impossible, and the last policy never
+// retires. Blame is never reset, and a policy never returns. A cause is
+// recorded only when the region Victim last proposed is evicted, and a
+// region is blamed once per eviction. Observation candidates interleave
+// the active policies' lists, starting with the policy whose turn is next,
+// without repeats; notifications and feedback reach every policy.
+type tournament struct {
+	pols   []Policy
+	thr    uint64
+	factor float64
+	per    []*tourGPU
+}
+
+type tourGPU struct {
+	active  []int // indices into pols
+	rr      int   // index into active of the next eviction's policy
+	blame   []uint64
+	sum     uint64
+	cause   map[uint64]int
+	pend    uint64
+	pendPol int // -1: no pending victim
+	lists   [][]uint64
+	seen    map[uint64]bool
+}
+
+// Standing is one constituent's record on one GPU.
+type Standing struct {
+	Name   string
+	Blame  uint64
+	Active bool
+}
+
+// Contest is implemented by the Tournament policy.
+type Contest interface {
+	// Standings lists gpu's constituents in configuration order.
+	Standings(gpu int) []Standing
+}
+
+func newTournament(c Config, gpus int) (*tournament, error) {
+	t := &tournament{thr: uint64(c.TournamentThreshold), factor: c.TournamentFactor}
+	for _, name := range c.TournamentPolicies {
+		if name == Tournament {
+			return nil, errNested
+		}
+		p, err := New(name, c, gpus)
+		if err != nil {
+			return nil, err
+		}
+		t.pols = append(t.pols, p)
+	}
+	if len(t.pols) == 0 {
+		return nil, errEmpty
+	}
+	for range gpus {
+		s := &tourGPU{blame: make([]uint64, len(t.pols)),
+			cause: map[uint64]int{}, pendPol: -1, lists: make([][]uint64, len(t.pols)), seen: map[uint64]bool{}}
+		for i := range t.pols {
+			s.active = append(s.active, i)
+		}
+		t.per = append(t.per, s)
+	}
+	return t, nil
+}
+
+type tourErr string
+
+func (e tourErr) Error() string { return string(e) }
+
+const (
+	errNested = tourErr("observuvm.tournament_policies: a tournament cannot hold a tournament")
+	errEmpty  = tourErr("observuvm.tournament_policies: empty")
+)
+
+func (*tournament) Name() string { return Tournament }
+
+func (t *tournament) OnPageFault(g int, r uint64) {
+	s := t.per[g]
+	if pi, ok := s.cause[r]; ok {
+		delete(s.cause, r)
+		s.blame[pi]++
+		s.sum++
+		if s.sum > t.thr {
+			t.retire(s)
+		}
+	}
+	for _, p := range t.pols {
+		p.OnPageFault(g, r)
+	}
+}
+
+// retire applies lines 14-17.
+func (t *tournament) retire(s *tourGPU) {
+	w := t.factor / float64(len(s.active))
+	keep := s.active[:0]
+	for _, x := range s.active {
+		if float64(s.blame[x])/float64(s.sum) > w {
+			continue // retired
+		}
+		keep = append(keep, x)
+	}
+	s.active = keep
+	s.rr %= len(s.active)
+}
+
+func (t *tournament) OnAccessCounter(g int, r uint64) {
+	for _, p := range t.pols {
+		p.OnAccessCounter(g, r)
+	}
+}
+
+func (t *tournament) OnEviction(g int, r uint64, unseen bool) {
+	s := t.per[g]
+	if s.pendPol >= 0 && s.pend == r {
+		s.cause[r] = s.pendPol
+		s.rr = (s.rr + 1) % len(s.active)
+	}
+	s.pendPol = -1
+	for _, p := range t.pols {
+		p.OnEviction(g, r, unseen)
+	}
+}
+
+func (t *tournament) OnPrefetch(g int, r uint64, blocks uint64) {
+	for _, p := range t.pols {
+		p.OnPrefetch(g, r, blocks)
+	}
+}
+
+// OnHit passes HBM hits to constituents that take them (OracleLRU).
+func (t *tournament) OnHit(g int, r uint64) {
+	for _, p := range t.pols {
+		if h, ok := p.(HitObserver); ok {
+			h.OnHit(g, r)
+		}
+	}
+}
+
+// Victim asks the active policy whose turn it is; if it has no victim,
+// the next active ones in turn. It remembers the proposal, so that
+// OnEviction can record the cause; calling it again changes nothing.
+func (t *tournament) Victim(g int, skip func(uint64) bool) (uint64, bool) {
+	s := t.per[g]
+	for i := range s.active {
+		pi := s.active[(s.rr+i)%len(s.active)]
+		if r, ok := t.pols[pi].Victim(g, skip); ok {
+			s.pend, s.pendPol = r, pi
+			return r, true
+		}
+	}
+	s.pendPol = -1
+	return 0, false
+}
+
+func (t *tournament) Candidates(g, n int, skip func(uint64) bool, dst []uint64) []uint64 {
+	s := t.per[g]
+	for i, pi := range s.active {
+		s.lists[i] = t.pols[pi].Candidates(g, n, skip, s.lists[i][:0])
+	}
+	clear(s.seen)
+	start := len(dst)
+	for k := 0; len(dst)-start < n; k++ {
+		any := false
+		for i := range s.active {
+			l := s.lists[(s.rr+i)%len(s.active)]
+			if k >= len(l) {
+				continue
+			}
+			any = true
+			if r := l[k]; !s.seen[r] && len(dst)-start < n {
+				s.seen[r] = true
+				dst = append(dst, r)
+			}
+		}
+		if !any {
+			break
+		}
+	}
+	return dst
+}
+
+func (t *tournament) Standings(g int) []Standing {
+	s := t.per[g]
+	out := make([]Standing, len(t.pols))
+	for i, p := range t.pols {
+		out[i] = Standing{Name: p.Name(), Blame: s.blame[i]}
+	}
+	for _, pi := range s.active {
+		out[pi].Active = true
+	}
+	return out
+}
