@@ -3,7 +3,7 @@ GO ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BIN := bin/mgpu
 
-.PHONY: run test bench lint build clean golden-full check-matrix configs test-slurm
+.PHONY: run test bench bench-figures lint build clean golden-full check-matrix configs test-slurm
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mgpu
@@ -54,6 +54,15 @@ bench: build
 	@for w in $(OVERSUB_WORKLOADS); do \
 		/usr/bin/env time -f "$$w: wall %e s, peak RSS %M KB" $(BIN) run --workload $$w --gpus 1 --policy on-touch | grep -E "on 1 GPUs|mem instructions"; \
 	done
+
+# The budget of the oversubscription figures: each from a cold cache (its
+# own results directory) with --jobs 2, wall time and peak RSS. About an
+# hour in all, so it is not part of bench.
+OVERSUB_FIGURES := uvmmu-fig1 uvmmu-fig4 uvmmu-fig5 uvmmu-fig6 ea-threshold ea-fig13 ea-fig14
+bench-figures: build
+	@tmp=$$(mktemp -d); for f in $(OVERSUB_FIGURES); do \
+		/usr/bin/env time -f "$$f: wall %e s, peak RSS %M KB" $(BIN) figure $$f --jobs 2 --results $$tmp/$$f --out $$tmp/out | grep -E "runs \("; \
+	done; rm -rf $$tmp
 
 lint:
 	@test -z "$$(gofmt -l .)" || (echo "gofmt would change:"; gofmt -l .; exit 1)

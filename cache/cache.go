@@ -34,7 +34,7 @@ func New(entries, ways int) (*Cache, error) {
 		sets: entries / ways, ways: ways,
 		keys: make([]uint64, entries), gens: make([]uint32, entries), used: make([]uint64, entries),
 	}
-	if ways >= wideWays {
+	if useWide(entries, ways) {
 		c.wide = newWide(c.sets, ways)
 	}
 	return c, nil

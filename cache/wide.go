@@ -5,8 +5,19 @@ import "math/bits"
 // wideWays is the associativity from which a cache finds keys through a
 // hash index and keeps each set's LRU order in a list, instead of scanning
 // the set: a fully associative 128-entry TLB (UVMMU Table I) scanned every
-// access was 40% of a run. Below it a scan of a few ways is faster.
-const wideWays = 16
+// access was 40% of a run. Below it a scan of a few ways is faster, and so
+// it is for a large 16-way cache (an L2 of 96K lines), whose index and
+// lists miss the host's caches where the set's scan reads two adjacent
+// lines: the index is used from 32 ways, or from 16 up to wideMaxEntries.
+const (
+	wideWays       = 16
+	wideMaxEntries = 1 << 14
+)
+
+// useWide reports whether a cache of this geometry gets the index.
+func useWide(entries, ways int) bool {
+	return ways >= 2*wideWays || ways >= wideWays && entries <= wideMaxEntries
+}
 
 // wide is the O(1) bookkeeping of a highly associative cache. It gives the
 // same answers as the scan: a hit refreshes the entry; a miss fills the

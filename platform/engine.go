@@ -10,13 +10,13 @@ import (
 // first error a handler returns and Run reports it. Akita's SerialEngine
 // discards handler errors, so a component's failure used to surface only
 // later, as a misleading "simulation stalled". Events run in exactly the
-// order Akita's engine runs them (the same event queues, primary events
-// first at equal times), so results are the same.
+// order Akita's engine runs them (queues that sift as Akita's do, primary
+// events first at equal times), so results are the same.
 type engine struct {
 	sim.HookableBase
 	now       sim.VTimeInSec
-	primary   sim.EventQueue
-	secondary sim.EventQueue
+	primary   eventQueue
+	secondary eventQueue
 	endings   []sim.SimulationEndHandler
 	stopped   error
 }
@@ -30,7 +30,7 @@ func (e *engine) stop(err error) {
 }
 
 func newEngine() *engine {
-	return &engine{primary: sim.NewEventQueue(), secondary: sim.NewEventQueue()}
+	return &engine{}
 }
 
 // Schedule implements sim.Engine.
@@ -76,7 +76,7 @@ func (e *engine) next() sim.Event {
 		return e.secondary.Pop()
 	case e.secondary.Len() == 0:
 		return e.primary.Pop()
-	case e.primary.Peek().Time() <= e.secondary.Peek().Time():
+	case e.primary.PeekTime() <= e.secondary.PeekTime():
 		return e.primary.Pop()
 	}
 	return e.secondary.Pop()
