@@ -25,6 +25,7 @@ type Builder struct {
 	acThresh int
 	acGroup  uint64
 	acPage   bool
+	acLatch  bool
 	bufSize  int
 	delay    sim.VTimeInSec
 }
@@ -63,6 +64,10 @@ func (b Builder) WithAccessCounters(threshold int, groupBytes uint64, perPage bo
 	b.acThresh, b.acGroup, b.acPage = threshold, groupBytes, perPage
 	return b
 }
+
+// WithLatchedCounters makes each access counter notify once, then stay
+// silent until a shootdown of one of its group's pages (ObservUVM).
+func (b Builder) WithLatchedCounters(on bool) Builder { b.acLatch = on; return b }
 
 // WithBufferSize sets how many incoming messages the NVLink port holds.
 func (b Builder) WithBufferSize(n int) Builder { b.bufSize = n; return b }
@@ -112,6 +117,9 @@ func (b Builder) Build(name string) (*Comp, error) {
 	}
 	g.linesPerPage = g.pageShift - g.lineShift
 	g.ac = newAccessCounters(b.acThresh, b.acGroup, b.pageSize, b.pages, b.acPage)
+	if b.acLatch {
+		g.ac.latch()
+	}
 	var err error
 	if g.l2tlb, err = cache.New(c.L2TLBEntries, c.L2TLBWays); err != nil {
 		return nil, fmt.Errorf("L2 TLB: %w", err)

@@ -20,6 +20,12 @@ type accessCounters struct {
 	pages      uint64
 	counts     []uint32
 	mask       []uint32
+	// latched, when set, holds each group silent from its notification
+	// until a shootdown of one of its pages clears it: the hardware's
+	// behaviour ObservUVM relies on (a counter notifies once until the
+	// driver clears it; its Fig. 3). Nil: a counter starts again from zero
+	// at once (the GRIT/OASIS model).
+	latched []bool
 }
 
 func newAccessCounters(threshold int, groupBytes, pageSize, pages uint64, perPage bool) accessCounters {
@@ -40,6 +46,14 @@ func newAccessCounters(threshold int, groupBytes, pageSize, pages uint64, perPag
 // migrate when the threshold is reached, else nil.
 func (a *accessCounters) count(page uint64, n int) []uint64 {
 	grp := page >> a.groupShift
+	if a.latched != nil {
+		if a.latched[grp] {
+			return nil
+		}
+		if a.counts[grp]+uint32(n) >= a.threshold {
+			a.latched[grp] = true
+		}
+	}
 	a.counts[grp] += uint32(n)
 	if a.sub {
 		a.mask[grp] |= 1 << ((page >> a.subShift) & 31)
@@ -74,6 +88,17 @@ func (a *accessCounters) count(page uint64, n int) []uint64 {
 		}
 	}
 	return out
+}
+
+// latch makes every group notify once until cleared.
+func (a *accessCounters) latch() { a.latched = make([]bool, len(a.counts)) }
+
+// clear starts page's group again, when latched: its mapping changed.
+func (a *accessCounters) clear(page uint64) {
+	if a.latched != nil {
+		grp := page >> a.groupShift
+		a.latched[grp], a.counts[grp] = false, 0
+	}
 }
 
 func log2(x uint64) uint {

@@ -46,3 +46,29 @@ func seq(lo, hi uint64) []uint64 {
 	}
 	return s
 }
+
+// A latched counter notifies once and stays silent, however many accesses
+// follow, until a shootdown of one of its pages clears it; other groups
+// are unaffected. Unlatched, threshold 1 notifies on every access.
+func TestLatchedAccessCounters(t *testing.T) {
+	a := newAccessCounters(1, 64<<10, 4096, 64, false)
+	if a.count(3, 1) == nil || a.count(3, 1) == nil {
+		t.Fatal("unlatched threshold 1 must notify every access")
+	}
+	a.latch()
+	if a.count(3, 1) == nil {
+		t.Fatal("first access of a latched group must notify")
+	}
+	for i := 0; i < 5; i++ {
+		if got := a.count(4, 2); got != nil {
+			t.Fatalf("latched group notified again: %v", got)
+		}
+	}
+	if a.count(20, 1) == nil {
+		t.Fatal("another group must notify on its own")
+	}
+	a.clear(15) // a page of the first group
+	if a.count(5, 1) == nil {
+		t.Fatal("a cleared group must notify again")
+	}
+}

@@ -72,6 +72,7 @@ func (g *Comp) SendPages(now sim.VTimeInSec, to int, pages []uint64, batch uint6
 func (g *Comp) Shootdown(now sim.VTimeInSec, entries []uvmproto.Inval) sim.VTimeInSec {
 	for _, e := range entries {
 		g.DropTranslation(e.Page)
+		g.ac.clear(e.Page)
 		if !e.Downgrade {
 			g.lineGen[e.Page]++
 		}

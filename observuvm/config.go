@@ -103,8 +103,10 @@ const OffThreshold = 100
 
 // Config holds every ObservUVM parameter.
 type Config struct {
-	Policy             string   `yaml:"policy" doc:"eviction policy: lrm | lru | lfu | cp | tournament | oracle-lru (paper TM: tournament)"`
-	TournamentPolicies []string `yaml:"tournament_policies" doc:"Tournament's constituents (Sec. VI-B: lru, lfu, cp)"`
+	Policy string `yaml:"policy" doc:"eviction policy: lrm | lru | lfu | cp | tournament | oracle-lru (paper TM: tournament)"`
+	// TournamentPolicies is a comma-separated list, so that it is one
+	// config value (--set uvm.observuvm.tournament_policies=lru,cp).
+	TournamentPolicies string `yaml:"tournament_policies" doc:"Tournament's constituents, comma-separated (Sec. VI-B: lru,lfu,cp)"`
 	// TournamentThreshold is T of Algorithm 1: no policy retires before
 	// the blame sum exceeds it. With three equal policies each share is
 	// 1/3 +- sqrt(2/9/T); at 256 that is +-0.03, so the 0.4 retire line
@@ -157,14 +159,27 @@ type Config struct {
 	RGPWindow     int    `yaml:"rgp_window" doc:"a fault 1..window 64KB blocks past the last is a neighbour (silent; chosen 2)"`
 	RGPDegree     int    `yaml:"rgp_degree" doc:"regions prefetched per trigger (silent; Fig. 8 suggests 1)"`
 	RGPLookahead  int    `yaml:"rgp_lookahead" doc:"regions past a trigger searched for one not yet prefetched (silent; chosen 8)"`
-	Seed          uint64 `yaml:"seed" doc:"seed of the sample and trigger choice (not in paper; 1)"`
+	// Seed seeds the sample and trigger choice. It is not a key: the
+	// simulator gives its run seed (--seed), the one seed of a run.
+	Seed uint64 `yaml:"-" json:"-"`
+}
+
+// Constituents are Tournament's policies, in order.
+func (c Config) Constituents() []string {
+	var out []string
+	for _, p := range strings.Split(c.TournamentPolicies, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // DefaultConfig is TM++ (Tournament + FDP + RGP), the paper's headline
 // configuration, with its parameters and the choices documented above.
 func DefaultConfig() Config {
 	return Config{
-		Policy: Tournament, TournamentPolicies: []string{LRU, LFU, CP}, TournamentThreshold: 256, TournamentFactor: 1.2,
+		Policy: Tournament, TournamentPolicies: LRU + "," + LFU + "," + CP, TournamentThreshold: 256, TournamentFactor: 1.2,
 		ObservedRegions: 100, FeedbackRegions: 16, TriggerRegions: 16,
 		Samples: 1, MaxSamples: 4, AdaptiveSamples: true, MonitorSet: 100, AdaptPeriod: 100, RefaultRaise: 0.5, QuietLower: 0.8,
 		Counters: 256, CounterThreshold: 1, CounterGranularity: 64 * units.KB, CounterScope: ScopeAll,
@@ -315,15 +330,16 @@ func (c Config) Validate() error {
 		return fmt.Errorf("observuvm.observed_regions + feedback_regions + trigger_regions = %d: must be at most counters (%d), one counter per sample", n, c.Counters)
 	}
 	if c.Policy == Tournament {
-		if len(c.TournamentPolicies) < 2 {
-			return fmt.Errorf("observuvm.tournament_policies %v: need at least 2 of %s", c.TournamentPolicies, strings.Join(constituentNames(), ", "))
+		pols := c.Constituents()
+		if len(pols) < 2 {
+			return fmt.Errorf("observuvm.tournament_policies %v: need at least 2 of %s", pols, strings.Join(constituentNames(), ", "))
 		}
-		for i, p := range c.TournamentPolicies {
+		for i, p := range pols {
 			if err := oneOf("tournament_policies", p, constituentNames()...); err != nil {
 				return err
 			}
-			if slices.Contains(c.TournamentPolicies[:i], p) {
-				return fmt.Errorf("observuvm.tournament_policies %v: %q appears twice", c.TournamentPolicies, p)
+			if slices.Contains(pols[:i], p) {
+				return fmt.Errorf("observuvm.tournament_policies %v: %q appears twice", pols, p)
 			}
 		}
 	}

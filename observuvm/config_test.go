@@ -20,16 +20,20 @@ func TestDefaultConfigIsThePapers(t *testing.T) {
 		c.SampleSize != 64*units.KB || c.RegionSize != 2*units.MB {
 		t.Errorf("default %+v differs from the paper's constants", c)
 	}
-	if !reflect.DeepEqual(c.TournamentPolicies, []string{LRU, LFU, CP}) {
+	if !reflect.DeepEqual(c.Constituents(), []string{LRU, LFU, CP}) {
 		t.Errorf("tournament policies %v", c.TournamentPolicies)
 	}
 }
 
-// Every field has a yaml key and a doc tag, and silent choices say so.
+// Every field but the run's seed has a yaml key and a doc tag, and silent
+// choices say so.
 func TestConfigTags(t *testing.T) {
 	ty := reflect.TypeOf(Config{})
 	for i := range ty.NumField() {
 		f := ty.Field(i)
+		if f.Tag.Get("yaml") == "-" {
+			continue
+		}
 		if f.Tag.Get("yaml") == "" || f.Tag.Get("doc") == "" {
 			t.Errorf("field %s lacks a yaml or doc tag", f.Name)
 		}
@@ -62,11 +66,11 @@ func TestValidate(t *testing.T) {
 		{"granularity 0", "observuvm.counter_granularity", with(func(c *Config) { c.CounterGranularity = 0 })},
 		{"unknown policy", `observuvm.policy "mru": valid values are lrm, lru, lfu, cp, tournament, oracle-lru`, with(func(c *Config) { c.Policy = "mru" })},
 		{"empty policy", `observuvm.policy ""`, with(func(c *Config) { c.Policy = "" })},
-		{"unknown constituent", `observuvm.tournament_policies "arc"`, with(func(c *Config) { c.TournamentPolicies = []string{LRU, "arc"} })},
-		{"nested tournament", `observuvm.tournament_policies "tournament"`, with(func(c *Config) { c.TournamentPolicies = []string{LRU, Tournament} })},
-		{"one constituent", "observuvm.tournament_policies [lru]: need at least 2", with(func(c *Config) { c.TournamentPolicies = []string{LRU} })},
-		{"duplicate constituent", `"lru" appears twice`, with(func(c *Config) { c.TournamentPolicies = []string{LRU, LFU, LRU} })},
-		{"bad constituents ignored off tournament", "", with(func(c *Config) { c.Policy, c.TournamentPolicies = LRU, nil })},
+		{"unknown constituent", `observuvm.tournament_policies "arc"`, with(func(c *Config) { c.TournamentPolicies = LRU + ",arc" })},
+		{"nested tournament", `observuvm.tournament_policies "tournament"`, with(func(c *Config) { c.TournamentPolicies = LRU + "," + Tournament })},
+		{"one constituent", "observuvm.tournament_policies [lru]: need at least 2", with(func(c *Config) { c.TournamentPolicies = LRU })},
+		{"duplicate constituent", `"lru" appears twice`, with(func(c *Config) { c.TournamentPolicies = "lru,lfu,lru" })},
+		{"bad constituents ignored off tournament", "", with(func(c *Config) { c.Policy, c.TournamentPolicies = LRU, "" })},
 		{"tournament T 0", "observuvm.tournament_threshold 0", with(func(c *Config) { c.TournamentThreshold = 0 })},
 		{"factor 1", "observuvm.tournament_factor 1: must be a finite number > 1", with(func(c *Config) { c.TournamentFactor = 1 })},
 		{"factor NaN", "observuvm.tournament_factor NaN", with(func(c *Config) { c.TournamentFactor = math.NaN() })},

@@ -287,7 +287,7 @@ func TestNewRejects(t *testing.T) {
 		t.Error("0 GPUs accepted")
 	}
 	c := DefaultConfig()
-	c.TournamentPolicies = []string{LRU, "arc"}
+	c.TournamentPolicies = LRU + ",arc"
 	if _, err := New(Tournament, c, 1); err == nil || !strings.Contains(err.Error(), `"arc"`) {
 		t.Errorf("unknown constituent: %v", err)
 	}

@@ -51,7 +51,7 @@ type Contest interface {
 
 func newTournament(c Config, gpus int) (*tournament, error) {
 	t := &tournament{thr: uint64(c.TournamentThreshold), factor: c.TournamentFactor}
-	for _, name := range c.TournamentPolicies {
+	for _, name := range c.Constituents() {
 		if name == Tournament {
 			return nil, errNested
 		}

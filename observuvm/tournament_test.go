@@ -2,12 +2,13 @@ package observuvm
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
 func tourConfig(T int, pols ...string) Config {
 	c := DefaultConfig()
-	c.TournamentThreshold, c.TournamentPolicies = T, pols
+	c.TournamentThreshold, c.TournamentPolicies = T, strings.Join(pols, ",")
 	return c
 }
 

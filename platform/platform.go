@@ -255,7 +255,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		}
 		g, err := gpu.MakeBuilder().WithEngine(s.engine).WithConfig(c.GPU).WithID(i, n).
 			WithPages(pageSize, pages).WithStats(cptr[i], &s.stalls[i]).WithCheck(c.Check).
-			WithAccessCounters(accessCounters(c)).
+			WithAccessCounters(accessCounters(c)).WithLatchedCounters(c.UVM.Adaptive == uvm.AdaptiveObservUVM).
 			WithRecency(recency).WithBufferSize(bufSize).WithRecvDelay(delay).
 			Build(fmt.Sprintf("GPU[%d]", i))
 		if err != nil {
@@ -396,10 +396,13 @@ func Run(o Options) (*Result, error) {
 // accessCounters is the GPUs' counter threshold, group bytes and whether a
 // notification names only the page: the policy's, or under UVMSmart its
 // migrate threshold over the prefetcher's 64 KB basic blocks, naming the
-// block's pages.
+// block's pages; under ObservUVM its observation counters.
 func accessCounters(c Config) (threshold int, group uint64, perPage bool) {
-	if c.UVM.Adaptive == uvm.AdaptiveUVMSmart {
+	switch c.UVM.Adaptive {
+	case uvm.AdaptiveUVMSmart:
 		return c.UVM.UVMSmart.MigrateThreshold, uint64(c.UVM.Prefetch.BlockSize), false
+	case uvm.AdaptiveObservUVM: // the samples' counters
+		return c.UVM.ObservUVM.CounterThreshold, uint64(c.UVM.ObservUVM.CounterGranularity), false
 	}
 	return c.Policy.ACThreshold, uint64(c.Policy.ACGroup), c.Policy.ACMigrate == pagepolicy.ACMigratePage
 }

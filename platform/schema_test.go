@@ -84,6 +84,12 @@ func TestResultSchemaValidatesRuns(t *testing.T) {
 			has: []string{"policy_stats"}},
 		{name: "ra_uvmsmart", o: Options{Workload: "ra", Policy: "on-touch", Seed: 1, Scale: 0.05, Config: uvmsmartConfig(1, 1.5, "uvmsmart")},
 			has: []string{"policy_stats"}},
+		{name: "hotspot_observuvm_tm++", o: Options{Workload: "hotspot", Policy: "on-touch", Seed: 1, Scale: 0.05,
+			Config: func() Config {
+				c := observeConfig(1, 1.5, "tournament", "fdp")
+				c.UVM.ObservUVM.Deep = "rgp"
+				return c
+			}()}, has: []string{"policy_stats"}},
 	}
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {

@@ -167,7 +167,15 @@ func (c Config) Validate() error {
 			bad("uvm.fault_handling", c.UVM.FaultHandling, "starts with every page on the host (UVMMU §IV-C bring-up): set placement=host")
 		}
 	}
-	oneOf(&errs, "uvm.adaptive", c.UVM.Adaptive, uvm.AdaptiveNone, uvm.AdaptiveUVMSmart)
+	oneOf(&errs, "uvm.adaptive", c.UVM.Adaptive, uvm.AdaptiveNone, uvm.AdaptiveUVMSmart, uvm.AdaptiveObservUVM)
+	if c.UVM.Adaptive == uvm.AdaptiveObservUVM {
+		if err := c.UVM.ObservUVM.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+		if c.UVM.FaultHandling == uvm.HandlingHardware {
+			bad("uvm.adaptive", c.UVM.Adaptive, "drives the driver's software fault handling: set uvm.fault_handling=software")
+		}
+	}
 	if c.UVM.Adaptive == uvm.AdaptiveUVMSmart {
 		if err := c.UVM.UVMSmart.Validate(); err != nil {
 			errs = append(errs, err)

@@ -181,6 +181,9 @@ func (b Builder) BuildService() (*Service, error) {
 		if err != nil {
 			return nil, err
 		}
+		if s.observe != nil { // the engine's policy picks the regions
+			ev = s.observe.evictor()
+		}
 		if s.smart != nil { // UVMSmart may turn tree eviction on mid-run
 			tbn, err := eviction.NewWith(eviction.TBN, o)
 			if err != nil {
@@ -193,6 +196,9 @@ func (b Builder) BuildService() (*Service, error) {
 		s.table.Observe(ev)
 		s.pinned = make([]uint64, b.pages)
 	}
+	if s.observe != nil && s.evictor == nil {
+		s.table.Observe(s.observe) // regions still leave a GPU for a peer
+	}
 	p, err := pagepolicy.New(b.policy, b.polCfg, pagepolicy.Env{Table: s.table})
 	if err != nil {
 		return nil, err
@@ -204,16 +210,19 @@ func (b Builder) BuildService() (*Service, error) {
 	return s, nil
 }
 
-// buildUVMSmart makes UVMSmart's runtime when uvm.adaptive asks for it.
+// buildUVMSmart makes UVMSmart's runtime, or ObservUVM's engine, when
+// uvm.adaptive asks for it.
 // It adapts on-touch under software handling: its zero-copy replaces a
 // read fault's migration, and its counters are the GPUs'.
 func (s *Service) buildUVMSmart(b Builder, pf prefetch.Config) error {
 	switch b.cfg.Adaptive {
 	case AdaptiveNone, "":
 		return nil
+	case AdaptiveObservUVM:
+		return s.buildObserve(b, pf, len(s.counters))
 	case AdaptiveUVMSmart:
 	default:
-		return fmt.Errorf("uvm.adaptive %q: valid values are %s, %s", b.cfg.Adaptive, AdaptiveNone, AdaptiveUVMSmart)
+		return fmt.Errorf("uvm.adaptive %q: valid values are %s, %s, %s", b.cfg.Adaptive, AdaptiveNone, AdaptiveUVMSmart, AdaptiveObservUVM)
 	}
 	if s.hw != nil {
 		return fmt.Errorf("uvm.adaptive=uvmsmart adapts the driver's software fault handling: set uvm.fault_handling=software")

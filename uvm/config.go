@@ -2,6 +2,7 @@ package uvm
 
 import (
 	"github.com/mgpu-sim/mgpu/earlyadaptor"
+	"github.com/mgpu-sim/mgpu/observuvm"
 	"github.com/mgpu-sim/mgpu/prefetch"
 	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvmmu"
@@ -82,15 +83,20 @@ type Config struct {
 	// UVMSmart's pattern detection (package uvmsmart; needs --policy
 	// on-touch and software handling, and sets the GPUs' access counters
 	// to uvm.uvmsmart.migrate_threshold over 64 KB blocks).
-	Adaptive string `yaml:"adaptive" doc:"oversubscription runtime: none | uvmsmart (UVMSmart DATE'21: per-allocation pattern detection turns on zero-copy and tbn eviction)"`
+	Adaptive string `yaml:"adaptive" doc:"oversubscription runtime: none | uvmsmart (UVMSmart DATE'21: per-allocation pattern detection turns on zero-copy and tbn eviction) | observuvm (ObservUVM: sampled observability picks 2 MB victims)"`
 	// UVMSmart's parameters (uvmsmart.Config; its released simulator).
 	UVMSmart uvmsmart.Config `yaml:"uvmsmart"`
+	// ObservUVM's parameters (observuvm.Config; its paper, and the choices
+	// its doc tags give where the paper is silent). The default is the
+	// paper's TM (Tournament eviction, tree prefetch at 51).
+	ObservUVM observuvm.Config `yaml:"observuvm"`
 }
 
 // Oversubscription runtimes (uvm.adaptive).
 const (
-	AdaptiveNone     = "none"
-	AdaptiveUVMSmart = "uvmsmart"
+	AdaptiveNone      = "none"
+	AdaptiveUVMSmart  = "uvmsmart"
+	AdaptiveObservUVM = "observuvm"
 )
 
 // Prefetch controllers.
@@ -105,12 +111,22 @@ func DefaultConfig() Config {
 		ThrashingLapseNs: 500000, ThrashingThreshold: 3, ThrashingPinThreshold: 10, Eviction: "lrm-2mb", EvictionChunk: 2 * units.MB,
 		HostMemoryNs: 100, Prefetch: defaultPrefetch(), PrefetchControl: ControlNone, EA: earlyadaptor.DefaultConfig(),
 		FaultHandling: HandlingSoftware, UVMMU: uvmmu.DefaultConfig(),
-		Adaptive: AdaptiveNone, UVMSmart: uvmsmart.DefaultConfig()}
+		Adaptive: AdaptiveNone, UVMSmart: uvmsmart.DefaultConfig(), ObservUVM: defaultObservUVM()}
 }
 
 // defaultPrefetch is the driver's prefetcher configuration, switched off.
 func defaultPrefetch() prefetch.Config {
 	c := prefetch.DefaultConfig()
 	c.Policy = prefetch.Off
+	return c
+}
+
+// defaultObservUVM is ObservUVM's TM: the configuration the driver runs
+// whole (TM+ and TM++ add FDP and RGP, not wired in yet).
+func defaultObservUVM() observuvm.Config {
+	c, err := observuvm.Preset(observuvm.PresetTM)
+	if err != nil {
+		panic(err) // a preset of the package itself
+	}
 	return c
 }

@@ -295,6 +295,15 @@ func (t *PageTable) localCopy(g int, p uint64, plan *Plan) {
 	plan.Map = append(plan.Map, Mapping{GPU: g, Page: p, Kind: LocalRW, Owner: g, Bits: t.bits[p]})
 }
 
+// Unmap plans dropping GPU g's remote mapping of p, if it has one: the
+// page stays where it is, and g's next access faults.
+func (t *PageTable) Unmap(g int, p uint64, plan *Plan) {
+	if bit := uint64(1) << uint(g); t.remote[p]&bit != 0 {
+		t.remote[p] &^= bit
+		plan.Inval = append(plan.Inval, Inval{GPU: g, Page: p})
+	}
+}
+
 // Evict plans taking GPU g's copy of p out of its memory and reports
 // whether the data goes back to the host. A replica is dropped: another
 // GPU keeps a valid copy, and becomes the owner if g was. The last copy of

@@ -76,6 +76,8 @@ type Service struct {
 	// eviction it switches to tree eviction.
 	smart         *uvmsmart.Controller
 	smartEviction *eviction.Switch
+	// observe is ObservUVM's engine and its adapter (nil: none).
+	observe *observe
 
 	ready ServiceReady
 }
@@ -300,7 +302,10 @@ func (s *Service) service(now sim.VTimeInSec) {
 	g := b.gpu
 	invals := make([][]uvmproto.Inval, s.gpus)
 	lookup := 0.0
-	if b.counter {
+	if b.counter && s.observe != nil {
+		s.counters[g].ACNotifications += uint64(b.notifications)
+		s.observe.notifiedAll(g, b.pages)
+	} else if b.counter {
 		s.counters[g].ACNotifications += uint64(b.notifications)
 		for _, p := range b.pages {
 			if s.thrash != nil && s.thrash.skip(p, now) {
@@ -332,6 +337,9 @@ func (s *Service) service(now sim.VTimeInSec) {
 		if s.smart != nil && wasHost && plan.Action == pagepolicy.Migrate {
 			s.smart.Migrated(fault.Object, f.Page)
 		}
+		if s.observe != nil && plan.Action == pagepolicy.Migrate {
+			s.observe.fault(g, f.Page)
+		}
 		s.collect(g, plan, s.count(g, plan, wasHost), invals)
 	}
 	if s.trees != nil && !b.counter {
@@ -340,7 +348,17 @@ func (s *Service) service(now sim.VTimeInSec) {
 	if s.smart != nil {
 		s.smart.Flush()
 	}
+	if s.observe != nil {
+		if !b.counter {
+			s.observe.prefetched(g, b.prefetched)
+		}
+		s.observe.apply(invals)
+	}
 	s.evict(invals)
+	if s.observe != nil {
+		s.observe.evicted()
+		s.observe.apply(invals)
+	}
 	if s.ea != nil && !b.counter {
 		s.adapt(g, now)
 	}
@@ -425,6 +443,9 @@ func (s *Service) prefetch(g int, invals [][]uvmproto.Inval) {
 		pg := s.table.Page(p)
 		if pg.Owner != Host || pg.Copies != 0 || s.objects && s.objectOf(p*s.pageSize) < 0 {
 			continue // not on the host only, or no allocation's page (2 MB-slot padding)
+		}
+		if s.observe != nil && s.observe.isSample(g, p) {
+			continue // an ObservUVM sample stays on the host, remote-mapped
 		}
 		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
 		s.table.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)

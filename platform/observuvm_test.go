@@ -1,0 +1,110 @@
+package platform
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mgpu-sim/mgpu/observuvm"
+	"github.com/mgpu-sim/mgpu/uvm"
+)
+
+// observeConfig is ObservUVM on gpus small GPUs at over, with eviction
+// policy pol and intra-region prefetch shallow.
+func observeConfig(gpus int, over float64, pol, shallow string) Config {
+	c := small(gpus)
+	c.Oversubscribe = over
+	c.UVM.Prefetch.Policy = "tbn"
+	c.UVM.Adaptive = uvm.AdaptiveObservUVM
+	c.UVM.ObservUVM.Policy, c.UVM.ObservUVM.Shallow = pol, shallow
+	return c
+}
+
+// TestObservUVMCoherent runs ObservUVM's engine in the driver, with the
+// checker on, for every eviction policy, with the tree prefetcher and
+// without, on one and two GPUs at 150%: samples leave for the host and come
+// back, regions are evicted whole, and every read still sees the latest
+// write. Observing policies must set up observations and see hits.
+func TestObservUVMCoherent(t *testing.T) {
+	for _, w := range []string{"hotspot", "ra", "mm"} {
+		for _, pol := range observuvm.PolicyNames() {
+			for _, shallow := range []string{observuvm.ShallowTBP, observuvm.ShallowOff} {
+				for _, gpus := range []int{1, 2} {
+					if shallow == observuvm.ShallowOff && (gpus == 2 || w == "mm") {
+						continue
+					}
+					t.Run(fmt.Sprintf("%s/%s/%s/%dgpu", w, pol, shallow, gpus), func(t *testing.T) {
+						t.Parallel()
+						r := mustRun(t, Options{Workload: w, Policy: "on-touch", Scale: 0.05, Seed: 1, Config: observeConfig(gpus, 1.5, pol, shallow)})
+						st := r.PolicyStats
+						if r.Totals.Evictions == 0 {
+							t.Fatalf("no eviction at %v of %v", r.GPUCapacity, r.Footprint)
+						}
+						observing := pol != observuvm.LRM && pol != observuvm.OracleLRU
+						if observing && (st["observuvm_samples_out"] == 0 || st["observuvm_observations"] == 0) {
+							t.Errorf("no observation: %v", st)
+						}
+						if !observing && st["observuvm_samples_out"] != 0 {
+							t.Errorf("%s observes: %v", pol, st)
+						}
+						if st["observuvm_samples_in"] > st["observuvm_samples_out"] || st["observuvm_hits"] > st["observuvm_observations"] {
+							t.Errorf("more back than out: %v", st)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestObservUVMPrefetchers runs TM+ (FDP) and TM++ (FDP and RGP) with the
+// checker on: FDP's threshold changes reach the tree prefetcher and RGP's
+// regions come in with their trigger block left on the host.
+func TestObservUVMPrefetchers(t *testing.T) {
+	for _, preset := range []string{observuvm.PresetTMPlus, observuvm.PresetTMPP} {
+		for _, w := range []string{"hotspot", "2dconv", "mm"} {
+			for _, gpus := range []int{1, 2} {
+				t.Run(fmt.Sprintf("%s/%s/%dgpu", preset, w, gpus), func(t *testing.T) {
+					t.Parallel()
+					c := observeConfig(gpus, 1.5, observuvm.Tournament, observuvm.ShallowTBP)
+					pc, err := observuvm.Preset(preset)
+					if err != nil {
+						t.Fatal(err)
+					}
+					c.UVM.ObservUVM = pc
+					r := mustRun(t, Options{Workload: w, Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c})
+					st := r.PolicyStats
+					if st["observuvm_observations"] == 0 || r.Totals.Evictions == 0 {
+						t.Errorf("no observation or eviction: %v", st)
+					}
+					if preset == observuvm.PresetTMPP && st["observuvm_region_prefetches"] > 0 && st["observuvm_region_pages"] == 0 {
+						t.Errorf("region prefetches brought nothing: %v", st)
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestObservUVMRejectsBadConfigs(t *testing.T) {
+	for _, tc := range []struct {
+		name, policy string
+		set          func(c *Config)
+		msg          string
+	}{
+		{"unknown prefetch", "on-touch", func(c *Config) { c.UVM.ObservUVM.Shallow = "tree" }, "shallow"},
+		{"unknown region prefetch", "on-touch", func(c *Config) { c.UVM.ObservUVM.Deep = "stream" }, "deep"},
+		{"another page policy", "oasis", func(*Config) {}, "--policy on-touch"},
+		{"budget 0", "on-touch", func(c *Config) { c.UVM.ObservUVM.ObservedRegions = 0 }, "observed_regions"},
+		{"samples 0", "on-touch", func(c *Config) { c.UVM.ObservUVM.Samples = 0 }, "samples"},
+		{"unknown eviction", "on-touch", func(c *Config) { c.UVM.ObservUVM.Policy = "arc" }, "policy"},
+		{"tree threshold without the tree", "on-touch", func(c *Config) { c.UVM.Prefetch.Policy = "off" }, "uvm.prefetch.policy=tbn"},
+	} {
+		c := observeConfig(1, 1.5, observuvm.Tournament, observuvm.ShallowTBP)
+		tc.set(&c)
+		_, err := Build(Options{Workload: "hotspot", Policy: tc.policy, Scale: 0.05, Seed: 1, Config: c})
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.msg)
+		}
+	}
+}

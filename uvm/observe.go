@@ -1,0 +1,352 @@
+package uvm
+
+import (
+	"fmt"
+
+	"github.com/mgpu-sim/mgpu/eviction"
+	"github.com/mgpu-sim/mgpu/observuvm"
+	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/prefetch"
+	"github.com/mgpu-sim/mgpu/uvmproto"
+)
+
+// observe adapts ObservUVM's engine (package observuvm) to the driver: it
+// tells the engine of faults, prefetches, evicted regions and counter
+// notifications, picks victims through the engine's policy, and carries
+// out the engine's actions within the current batch. A sample's block
+// goes to the host and is mapped there remotely (SampleOut), comes back on
+// a hit (SampleIn) and is unmapped when its region leaves (Release).
+// FDP sets the tree prefetcher's threshold (SetThreshold) and RGP brings
+// whole regions ahead of a stream (PrefetchRegion).
+type observe struct {
+	s     *Service
+	e     *observuvm.Engine
+	geo   observuvm.Geometry
+	acts  []observuvm.Action
+	pages uint64
+	// resident counts each GPU's resident pages per region, so that a
+	// region's last page leaving is its eviction.
+	resident [][]int32
+	// left are the regions that emptied since the engine was last told;
+	// sampling suppresses the count while a sample leaves on purpose.
+	left     []regionOf
+	sampling bool
+	listed   map[uint64]bool // regions one Victims call listed
+	stats    ObserveStats
+}
+
+type regionOf struct {
+	g      int
+	region uint64
+}
+
+// ObserveStats are the driver's counts of ObservUVM's actions.
+type ObserveStats struct {
+	SamplesOut, SamplesIn, Releases, SamplePagesOut, SamplePagesIn uint64
+	RegionPrefetches, RegionPages                                  uint64
+}
+
+func (s *Service) buildObserve(b Builder, pf prefetch.Config, gpus int) error {
+	c := b.cfg.ObservUVM
+	c.Seed = b.seed // the run's one seed
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if s.hw != nil {
+		return fmt.Errorf("uvm.adaptive=observuvm drives the driver's software fault handling: set uvm.fault_handling=software")
+	}
+	if b.policy != "on-touch" {
+		return fmt.Errorf("uvm.adaptive=observuvm manages on-touch migration (the stock driver): use --policy on-touch, not %s", b.policy)
+	}
+	if c.Shallow != observuvm.ShallowOff && (s.trees == nil || pf.Policy != prefetch.TBN) {
+		return fmt.Errorf("uvm.observuvm.shallow=%s sets the tree prefetcher's threshold: set uvm.prefetch.policy=tbn (or shallow=off)", c.Shallow)
+	}
+	o := &observe{s: s, pages: b.pages, listed: map[uint64]bool{}}
+	e, err := observuvm.NewEngine(c, observuvm.Options{GPUs: gpus, PageSize: b.pageSize, Resident: o.sampleable,
+		Allocations: allocations(b)})
+	if err != nil {
+		return err
+	}
+	o.e, o.geo = e, e.Geometry()
+	regions := (b.pages + o.geo.PagesPerRegion - 1) / o.geo.PagesPerRegion
+	for g := 0; g < gpus; g++ {
+		o.resident = append(o.resident, make([]int32, regions))
+		if s.trees != nil {
+			s.trees[g].SetAllThresholds(e.Threshold(g))
+		}
+	}
+	s.observe = o
+	return nil
+}
+
+// evictor is the eviction policy that asks the engine: with an oracle
+// policy, one that also reports every access.
+func (o *observe) evictor() eviction.Policy {
+	if o.s.cfg.ObservUVM.Policy == observuvm.OracleLRU {
+		return oracleEvictor{o}
+	}
+	return o
+}
+
+// sampleable: page is on g and not pinned by the batch.
+func (o *observe) sampleable(g int, page uint64) bool {
+	s := o.s
+	if s.table.Page(page).Copies&(1<<uint(g)) == 0 {
+		return false
+	}
+	return s.pinned == nil || s.cur == nil || s.pinned[page] != s.cur.id
+}
+
+func (o *observe) Placed(g int, p uint64) { o.resident[g][o.geo.Region(p)]++ }
+
+func (o *observe) Removed(g int, p uint64) {
+	r := o.geo.Region(p)
+	o.resident[g][r]--
+	if o.resident[g][r] == 0 && !o.sampling {
+		o.left = append(o.left, regionOf{g, r})
+	}
+}
+
+// Victims lists the pages of the regions the engine's policy picks, whole
+// regions, skipping pinned pages and regions with none to give.
+func (o *observe) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []uint64 {
+	clear(o.listed)
+	start := len(dst)
+	bit := uint64(1) << uint(g)
+	skip := func(r uint64) bool {
+		if o.listed[r] || int(r) >= len(o.resident[g]) || o.resident[g][r] == 0 {
+			return true
+		}
+		lo, hi := o.regionPages(r)
+		for p := lo; p < hi; p++ {
+			if o.s.table.Page(p).Copies&bit != 0 && !pinned(p) {
+				return false
+			}
+		}
+		return true
+	}
+	for len(dst)-start < n {
+		r, ok := o.e.Victim(g, skip)
+		if !ok {
+			break
+		}
+		o.listed[r] = true
+		lo, hi := o.regionPages(r)
+		for p := lo; p < hi; p++ {
+			if o.s.table.Page(p).Copies&bit != 0 && !pinned(p) {
+				dst = append(dst, p)
+			}
+		}
+	}
+	return dst
+}
+
+func (o *observe) regionPages(r uint64) (lo, hi uint64) {
+	lo = r * o.geo.PagesPerRegion
+	return lo, min(lo+o.geo.PagesPerRegion, o.pages)
+}
+
+// oracleEvictor is observe with every access reported (Oracle-LRU).
+type oracleEvictor struct{ *observe }
+
+func (o oracleEvictor) Touch(g int, p uint64) { o.e.OnHit(g, p) }
+
+// fault tells the engine that a demand fault brought page to g.
+func (o *observe) fault(g int, page uint64) {
+	o.acts = o.e.OnPageFault(g, page, o.acts)
+}
+
+// prefetched tells the engine which blocks of which regions the batch's
+// prefetch brought to g (pages in ascending order within a region).
+func (o *observe) prefetched(g int, pages []uint64) {
+	for i := 0; i < len(pages); {
+		r := o.geo.Region(pages[i])
+		var blocks uint64
+		for ; i < len(pages) && o.geo.Region(pages[i]) == r; i++ {
+			blocks |= 1 << uint(o.geo.Block(pages[i]))
+		}
+		o.acts = o.e.OnPrefetch(g, r, blocks, o.acts)
+	}
+}
+
+// notified tells the engine of one counter notification of g on page, a
+// remote access to host memory.
+func (o *observe) notified(g int, page uint64) {
+	o.acts = o.e.OnRemoteAccess(g, page, observuvm.HostSource(), o.acts)
+}
+
+// notifiedAll tells the engine of a counter batch's notifications: its
+// pages are whole 64 KB groups, one notification each.
+func (o *observe) notifiedAll(g int, pages []uint64) {
+	last := ^uint64(0)
+	for _, p := range pages {
+		if blk := p / o.geo.PagesPerBlock; blk != last {
+			last = blk
+			o.notified(g, p)
+		}
+	}
+}
+
+// evicted tells the engine of the regions that left.
+func (o *observe) evicted() {
+	for i := 0; i < len(o.left); i++ { // apply may empty more regions
+		l := o.left[i]
+		if o.resident[l.g][l.region] == 0 {
+			o.acts = o.e.OnEviction(l.g, l.region, o.acts)
+		}
+	}
+	o.left = o.left[:0]
+}
+
+// apply carries out the engine's actions in the current batch, adding to
+// its shootdowns, copies and mappings; the pages it moves in join the
+// batch's pinned pages.
+func (o *observe) apply(invals [][]uvmproto.Inval) {
+	s := o.s
+	plan := &s.scratch
+	for i := 0; i < len(o.acts); i++ {
+		a := o.acts[i]
+		bit := uint64(1) << uint(a.GPU)
+		switch a.Kind {
+		case observuvm.SampleOut:
+			o.stats.SamplesOut++
+			o.sampling = true
+			for p := a.First; p < a.First+a.Pages && p < o.pages; p++ {
+				pg := s.table.Page(p)
+				if pg.Copies&bit == 0 {
+					continue
+				}
+				plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+				s.table.Evict(a.GPU, p, plan)
+				if s.table.Page(p).Owner == Host {
+					s.table.Resolve(a.GPU, p, false, pagepolicy.Decision{Action: pagepolicy.MapRemote, Bits: pg.Bits, HostRemote: true}, plan)
+				}
+				s.collect(a.GPU, plan, uvmproto.CauseHost, invals)
+				o.stats.SamplePagesOut++
+			}
+			o.sampling = false
+		case observuvm.SampleIn:
+			o.stats.SamplesIn++
+			for p := a.First; p < a.First+a.Pages && p < o.pages; p++ {
+				pg := s.table.Page(p)
+				if pg.Owner != Host || pg.Remote&bit == 0 {
+					continue
+				}
+				plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+				s.table.Resolve(a.GPU, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
+				s.collect(a.GPU, plan, uvmproto.CauseHost, invals)
+				if s.cur != nil {
+					s.cur.prefetched = append(s.cur.prefetched, p) // pinned with the batch
+				}
+				o.stats.SamplePagesIn++
+			}
+		case observuvm.Release:
+			o.stats.Releases++
+			for p := a.First; p < a.First+a.Pages && p < o.pages; p++ {
+				plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+				s.table.Unmap(a.GPU, p, plan)
+				s.collect(a.GPU, plan, uvmproto.CauseHost, invals)
+			}
+		case observuvm.PrefetchRegion:
+			o.prefetchRegion(a, invals)
+		case observuvm.SetThreshold:
+			if s.trees != nil {
+				s.trees[a.GPU].SetAllThresholds(a.Threshold)
+			}
+		default:
+			s.fail(fmt.Errorf("uvm: ObservUVM action %v is not carried out by the driver", a.Kind))
+		}
+	}
+	o.acts = o.acts[:0]
+}
+
+// prefetchRegion is RGP's region prefetch: the region's pages that live on
+// the host alone come to the GPU, except the trigger block, which stays on
+// the host, remote-mapped, so that an access to it notifies; the engine
+// then hears of the prefetch as of any other.
+func (o *observe) prefetchRegion(a observuvm.Action, invals [][]uvmproto.Inval) {
+	s := o.s
+	g, bit := a.GPU, uint64(1)<<uint(a.GPU)
+	plan := &s.scratch
+	lo, hi := o.regionPages(a.Region)
+	var blocks uint64
+	o.stats.RegionPrefetches++
+	for p := lo; p < hi; p++ {
+		pg := s.table.Page(p)
+		if pg.Owner != Host || pg.Copies != 0 || s.objects && s.objectOf(p*s.pageSize) < 0 {
+			continue
+		}
+		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+		if p >= a.First && p < a.First+a.Pages {
+			if pg.Remote&bit == 0 {
+				s.table.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.MapRemote, Bits: pg.Bits, HostRemote: true}, plan)
+				s.collect(g, plan, uvmproto.CauseHost, invals)
+			}
+			continue
+		}
+		if o.isSample(g, p) {
+			continue
+		}
+		s.table.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
+		s.collect(g, plan, uvmproto.CauseHost, invals)
+		if s.cur != nil {
+			s.cur.prefetched = append(s.cur.prefetched, p) // pinned with the batch
+		}
+		s.counters[g].Prefetches++
+		o.stats.RegionPages++
+		blocks |= 1 << uint(o.geo.Block(p))
+	}
+	if blocks != 0 {
+		o.acts = o.e.OnPrefetch(g, a.Region, blocks, o.acts)
+	}
+}
+
+// allocations are the footprint's allocations as page ranges, for RGP's
+// streams, from the object lookup (one range of every page without it).
+func allocations(b Builder) []observuvm.Range {
+	if !b.objects {
+		return nil
+	}
+	var out []observuvm.Range
+	cur := -1
+	for p := uint64(0); p < b.pages; p++ {
+		obj := b.objectOf(p * b.pageSize)
+		switch {
+		case obj < 0:
+			cur = -1
+		case obj == cur && len(out) > 0:
+			out[len(out)-1].Pages++
+		default:
+			out = append(out, observuvm.Range{First: p, Pages: 1})
+			cur = obj
+		}
+	}
+	return out
+}
+
+// isSample reports whether page is one of g's armed samples, which stay on
+// the host: the tree prefetcher must not bring them back.
+func (o *observe) isSample(g int, page uint64) bool { return o.e.Observer().IsSample(g, page) }
+
+// ObserveStats are ObservUVM's counts, summed over GPUs (ok is false
+// without it): the engine's, the observer's and the driver's.
+func (s *Service) ObserveStats() (map[string]uint64, bool) {
+	o := s.observe
+	if o == nil {
+		return nil, false
+	}
+	m := map[string]uint64{"observuvm_samples_out": o.stats.SamplesOut, "observuvm_samples_in": o.stats.SamplesIn,
+		"observuvm_releases": o.stats.Releases, "observuvm_sample_pages_out": o.stats.SamplePagesOut,
+		"observuvm_sample_pages_in": o.stats.SamplePagesIn, "observuvm_region_prefetches": o.stats.RegionPrefetches,
+		"observuvm_region_pages": o.stats.RegionPages}
+	for g := range o.resident {
+		es, os := o.e.Stats(g), o.e.Observer().Stats(g)
+		for k, v := range map[string]uint64{"observuvm_notifications": es.Notifications, "observuvm_remote_accesses": es.RemoteAccesses,
+			"observuvm_threshold_changes": es.ThresholdChanges, "observuvm_rgp_no_trigger": es.RGPNoTrigger,
+			"observuvm_observations": os.Observations, "observuvm_hits": os.Hits, "observuvm_unseen": os.Unseen,
+			"observuvm_stray": os.Stray, "observuvm_raises": os.Raises, "observuvm_lowers": os.Lowers} {
+			m[k] += v
+		}
+	}
+	return m, true
+}
