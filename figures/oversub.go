@@ -414,6 +414,12 @@ func cell(t plots.Table, row int, col map[string]int, label string) float64 {
 // geometric mean ("geomean", as UVMMU and EA average speedups). Each mean
 // skips missing values; a geometric mean over a value <= 0 is missing.
 func classRows(t plots.Table) plots.Table {
+	return groupRows(t, classOf, benchmarks.Classes())
+}
+
+// groupRows is classRows over any grouping of the applications: groupOf
+// names an application's group ("" for none), groups are listed in order.
+func groupRows(t plots.Table, groupOf func(app string) string, groups []string) plots.Table {
 	if n := len(t.Apps); n > 0 && t.Apps[n-1] == "average" {
 		t.Apps, t.Values = t.Apps[:n-1], t.Values[:n-1]
 	}
@@ -451,11 +457,11 @@ func classRows(t plots.Table) plots.Table {
 	byClass := map[string][]int{}
 	for i, app := range t.Apps {
 		all = append(all, i)
-		if c := classOf(app); c != "" {
+		if c := groupOf(app); c != "" {
 			byClass[c] = append(byClass[c], i)
 		}
 	}
-	for _, c := range benchmarks.Classes() {
+	for _, c := range groups {
 		if rows := byClass[c]; len(rows) > 0 {
 			out.Apps = append(out.Apps, "avg "+c)
 			out.Values = append(out.Values, mean(rows, false))

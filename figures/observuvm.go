@@ -1,0 +1,170 @@
+package figures
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/platform"
+	"github.com/mgpu-sim/mgpu/plots"
+	"github.com/mgpu-sim/mgpu/sweep"
+)
+
+// ObservUVMWorkloads are ObservUVM's Table II applications, in its order
+// (digest A4): MM, GMM, SRK, SR2, HEL, 2DC, GMV, LU, BLK, SPM, AN, SN, BTR
+// and Rodinia's BFS.
+var ObservUVMWorkloads = []string{"mm-tiled", "gmm", "syrk", "syr2k", "hellinger", "2dconv", "gemv", "lu",
+	"blackscholes", "spgemm", "alexnet", "squeezenet", "btree", "rbfs"}
+
+// observFootprintGB is Table II's footprint of each application, in GB.
+var observFootprintGB = map[string]float64{"mm-tiled": 10.1, "gmm": 12.0, "syrk": 9.6, "syr2k": 8.3,
+	"hellinger": 7.9, "2dconv": 18.0, "gemv": 23.6, "lu": 12.0, "blackscholes": 10.0, "spgemm": 8.0,
+	"alexnet": 10.3, "squeezenet": 19.8, "btree": 5.0, "rbfs": 2.1}
+
+// observBudgets are the observation budgets of a run of workload with
+// footprint bytes per GPU: the paper's 100 observed regions (and FDP's and
+// RGP's 16 each) scaled by footprint / Table II footprint, at least 1.
+// ObservUVM observes 100 of the thousands of 2 MB regions an 8 GB
+// footprint leaves in memory at 50%; at our sizes 100 would be every
+// resident region, and the samples would crowd memory and the counters.
+// Scaling keeps the observed share of memory, as the EA figures keep
+// their windows' share of the run (eaWindows). No paper gives this rule.
+func observBudgets(workload string, footprint uint64) map[string]string {
+	ratio := 1.0
+	if gb, ok := observFootprintGB[workload]; ok {
+		ratio = float64(footprint) / (gb * (1 << 30))
+	}
+	n := func(paper int) string { return strconv.Itoa(max(1, int(math.Round(float64(paper)*ratio)))) }
+	return map[string]string{"uvm.observuvm.observed_regions": n(100), "uvm.observuvm.feedback_regions": n(16),
+		"uvm.observuvm.trigger_regions": n(16)}
+}
+
+// observBase is ObservUVM's setup: one RTX 3090 at 50% oversubscription
+// (footprint / available HBM = 1.5, the existing --oversubscribe), the
+// driver's tree prefetcher at 51 unless pf is false.
+func observBase(pf bool) []string {
+	kv := join(rtx3090, []string{"oversubscribe", over150, "uvm.prefetch.policy", "tbn", "uvm.prefetch.threshold", "51"})
+	if !pf {
+		kv = join(rtx3090, []string{"oversubscribe", over150, "uvm.prefetch.policy", "off"})
+	}
+	return kv
+}
+
+// observConfig is ObservUVM with an eviction policy and prefetchers.
+func observConfig(pf bool, policy, shallow, deep string) []string {
+	return join(observBase(pf), []string{"uvm.adaptive", "observuvm", "uvm.observuvm.policy", policy,
+		"uvm.observuvm.shallow", shallow, "uvm.observuvm.deep", deep})
+}
+
+// The paper's configurations (Sec. VII-A).
+var (
+	observUVM   = observBase(true)
+	observTM    = observConfig(true, "tournament", "tbp", "none")
+	observTMP   = observConfig(true, "tournament", "fdp", "none")
+	observTMPP  = observConfig(true, "tournament", "fdp", "rgp")
+	observNoPF  = observBase(false)
+	observNoPFs = map[string][]string{
+		"LRU": observConfig(false, "lru", "off", "none"), "LFU": observConfig(false, "lfu", "off", "none"),
+		"CP": observConfig(false, "cp", "off", "none"), "TM": observConfig(false, "tournament", "off", "none"),
+	}
+	observNoPFOrder = []string{"LRU", "LFU", "CP", "TM"}
+)
+
+// observSel selects a run of kv; an ObservUVM run carries its budgets.
+func observSel(kv []string) Selector {
+	s := sel(oversubPolicy, 1, kv...)
+	if s.Sets["uvm.adaptive"] == "observuvm" {
+		s.PerRun = func(r *platform.Result) map[string]string {
+			return observBudgets(r.Workload, uint64(r.Footprint)/uint64(max(r.GPUs, 1)))
+		}
+	}
+	return s
+}
+
+// observSpecs are the runs of configs on w at scale: a plain run is one
+// spec; ObservUVM's are one per workload, for its budgets.
+func observSpecs(w []string, scale float64, configs ...[]string) ([]sweep.Spec, error) {
+	var out []sweep.Spec
+	for _, kv := range configs {
+		sets := fixed(kv)
+		if sets["uvm.adaptive"] == nil {
+			out = append(out, spec(w, []string{oversubPolicy}, []int{1}, "", sets))
+			continue
+		}
+		for _, wl := range w {
+			fp, err := footprintAt(wl, scale)
+			if err != nil {
+				return nil, err
+			}
+			per := fixed(kv)
+			for k, v := range observBudgets(wl, fp) {
+				per[k] = []string{v}
+			}
+			out = append(out, spec([]string{wl}, []string{oversubPolicy}, []int{1}, "", per))
+		}
+	}
+	return out, nil
+}
+
+// preferredOf is the eviction ObservUVM says an application prefers.
+func preferredOf(app string) string {
+	w, err := benchmarks.New(app)
+	if err != nil {
+		return ""
+	}
+	if p, ok := w.(benchmarks.EvictionPreferring); ok {
+		pol, _ := p.PreferredEviction()
+		return "prefers " + pol
+	}
+	return ""
+}
+
+// preferRows ends a table with a mean per preferred eviction (the paper's
+// grouping of Fig. 11), the average and the geomean.
+func preferRows(t plots.Table) plots.Table {
+	return groupRows(t, preferredOf, []string{"prefers lru", "prefers lfu", "prefers cp"})
+}
+
+// observFig9 is ObservUVM Fig. 9 (time) or Fig. 12 (faults): TM, TM+ and
+// TM++ over the stock driver (UVM) at 50%.
+func observFig9(name, title, ylabel string, m Metric) Figure {
+	base := observSel(observUVM)
+	var series []Series
+	for _, c := range []struct {
+		label string
+		kv    []string
+	}{{"TM", observTM}, {"TM+", observTMP}, {"TM++", observTMPP}} {
+		series = append(series, Series{Label: c.label, Run: observSel(c.kv), Base: base, Metric: m})
+	}
+	return Figure{Name: name, Title: title, YLabel: ylabel, Workloads: ObservUVMWorkloads,
+		SpecsAt: func(w []string, scale float64) ([]sweep.Spec, error) {
+			return observSpecs(w, scale, observUVM, observTM, observTMP, observTMPP)
+		},
+		Series: series, Summary: preferRows}
+}
+
+// observFig10 is ObservUVM Fig. 10 (time) or Fig. 11 (evictions): each
+// eviction policy and Tournament with prefetching off, over the stock
+// driver's LRM with prefetching off.
+func observFig10(name, title, ylabel string, m Metric) Figure {
+	base := observSel(observNoPF)
+	var series []Series
+	configs := [][]string{observNoPF}
+	for _, l := range observNoPFOrder {
+		series = append(series, Series{Label: l, Run: observSel(observNoPFs[l]), Base: base, Metric: m})
+		configs = append(configs, observNoPFs[l])
+	}
+	return Figure{Name: name, Title: title, YLabel: ylabel, Workloads: ObservUVMWorkloads,
+		SpecsAt: func(w []string, scale float64) ([]sweep.Spec, error) { return observSpecs(w, scale, configs...) },
+		Series:  series, Summary: preferRows}
+}
+
+// observFigures are ObservUVM's figures built so far.
+func observFigures() []Figure {
+	return []Figure{
+		observFig9("observuvm-fig9", "ObservUVM Fig. 9: TM, TM+, TM++ speedup over UVM at 50% oversubscription (RTX 3090)", "speedup over UVM", Speedup),
+		observFig9("observuvm-fig12", "ObservUVM Fig. 12: page faults of TM, TM+, TM++ over UVM at 50% oversubscription", "faults over UVM", Faults),
+		observFig10("observuvm-fig10", "ObservUVM Fig. 10: speedup of each eviction policy over LRM, prefetch off, 50% oversubscription", "speedup over LRM", Speedup),
+		observFig10("observuvm-fig11", "ObservUVM Fig. 11: evictions of each eviction policy over LRM, prefetch off, 50% oversubscription", "evictions over LRM", EvictedPages),
+	}
+}

@@ -1,0 +1,75 @@
+package figures
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/mgpu-sim/mgpu/stats"
+	"github.com/mgpu-sim/mgpu/sweep"
+)
+
+// TestObservUVMFigures: each figure runs Table II's fourteen applications
+// in its configurations; every ObservUVM run carries budgets scaled to its
+// footprint (at least 1, at most the paper's); Fig. 9 divides UVM's time
+// by each configuration's, Fig. 12 their faults by UVM's, Fig. 11 their
+// evictions by LRM's; and the summary groups by preferred eviction.
+func TestObservUVMFigures(t *testing.T) {
+	wantRuns := map[string]int{"observuvm-fig9": 14 * 4, "observuvm-fig12": 14 * 4, "observuvm-fig10": 14 * 5, "observuvm-fig11": 14 * 5}
+	speed := map[string]float64{"lrm": 1, "tournament": 2, "lru": 4, "lfu": 5, "cp": 8}
+	simTime := func(r sweep.Run) float64 {
+		if r.Sets["uvm.adaptive"] != "observuvm" {
+			return 100
+		}
+		n, err := strconv.Atoi(r.Sets["uvm.observuvm.observed_regions"])
+		if err != nil || n < 1 || n > 100 {
+			t.Errorf("%s: observed_regions %q", r.Workload, r.Sets["uvm.observuvm.observed_regions"])
+		}
+		x := speed[r.Sets["uvm.observuvm.policy"]]
+		if r.Sets["uvm.observuvm.shallow"] == "fdp" {
+			x *= 1.5
+		}
+		if r.Sets["uvm.observuvm.deep"] == "rgp" {
+			x *= 2
+		}
+		return 100 / x
+	}
+	counters := func(r sweep.Run) stats.Counters {
+		f := uint64(100 / simTime(r) * 10)
+		return stats.Counters{PageFaults: 1000 / f, Evictions: 1000 / f}
+	}
+	for name, want := range map[string][]float64{
+		"observuvm-fig9":  {2, 3, 6},
+		"observuvm-fig12": {0.5, 1.0 / 3, 1.0 / 6},
+		"observuvm-fig10": {4, 5, 8, 2},
+		"observuvm-fig11": {0.25, 0.2, 0.125, 0.5},
+	} {
+		f := mustLookup(t, name)
+		runs := mustRuns(t, f)
+		if len(runs) != wantRuns[name] {
+			t.Errorf("%s: %d runs, want %d", name, len(runs), wantRuns[name])
+		}
+		tab := f.Reduce(fakeResults(t, runs, simTime, counters))
+		for _, app := range []string{"mm-tiled", "rbfs", "avg prefers lfu", "geomean"} {
+			r := row(t, tab, app)
+			for i, w := range want {
+				if d := r[i] - w; d > 0.02 || d < -0.02 {
+					t.Errorf("%s %s: %v, want %v", name, app, r, want)
+					break
+				}
+			}
+		}
+	}
+}
+
+// The budget rule: 100 observed regions at Table II's footprint, scaled.
+func TestObservBudgets(t *testing.T) {
+	gb := uint64(1 << 30)
+	for _, c := range []struct {
+		fp   uint64
+		want string
+	}{{10*gb + gb/10, "100"}, {gb, "10"}, {gb / 1000, "1"}} {
+		if got := observBudgets("mm-tiled", c.fp)["uvm.observuvm.observed_regions"]; got != c.want {
+			t.Errorf("footprint %d: %s regions, want %s", c.fp, got, c.want)
+		}
+	}
+}
