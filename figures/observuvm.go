@@ -56,39 +56,61 @@ func observConfig(pf bool, policy, shallow, deep string) []string {
 		"uvm.observuvm.shallow", shallow, "uvm.observuvm.deep", deep})
 }
 
-// The paper's configurations (Sec. VII-A).
+// observRun is one configuration of the ObservUVM figures: a page policy,
+// its sets, and the sets that depend on each run's workload and footprint
+// (nil: none).
+type observRun struct {
+	policy string
+	kv     []string
+	per    func(workload string, footprint uint64) map[string]string
+}
+
+// observ is ObservUVM with its budgets.
+func observ(kv []string) observRun { return observRun{oversubPolicy, kv, observBudgets} }
+
+// The paper's configurations (Sec. VII-A) and baselines (Sec. VII-E).
 var (
-	observUVM   = observBase(true)
-	observTM    = observConfig(true, "tournament", "tbp", "none")
-	observTMP   = observConfig(true, "tournament", "fdp", "none")
-	observTMPP  = observConfig(true, "tournament", "fdp", "rgp")
-	observNoPF  = observBase(false)
-	observNoPFs = map[string][]string{
-		"LRU": observConfig(false, "lru", "off", "none"), "LFU": observConfig(false, "lfu", "off", "none"),
-		"CP": observConfig(false, "cp", "off", "none"), "TM": observConfig(false, "tournament", "off", "none"),
+	observUVM  = observRun{policy: oversubPolicy, kv: observBase(true)}
+	observTM   = observ(observConfig(true, "tournament", "tbp", "none"))
+	observTMP  = observ(observConfig(true, "tournament", "fdp", "none"))
+	observTMPP = observ(observConfig(true, "tournament", "fdp", "rgp"))
+	// ACBM is the driver's access-counter migration: pages stay on the
+	// host, mapped remotely, until 256 accesses to their 2 MB region
+	// (digest A3), which then migrates whole.
+	observACBM = observRun{policy: "access-counter", kv: join(observBase(true), []string{"policy.ac_threshold", "256",
+		"policy.ac_group", "2MB", "policy.ac_migrate", "group", "policy.ac_host", "remote"})}
+	// EA is Early-Adaptor with its windows scaled by footprint / Table II
+	// footprint, as the EA figures scale them by EA's own Table II.
+	observEA = observRun{policy: oversubPolicy, kv: join(observBase(true), []string{"uvm.prefetch_control", "early-adaptor"}),
+		per: func(w string, fp uint64) map[string]string {
+			return eaWindowsAt(fp, uint64(observFootprintGB[w]*(1<<30)))
+		}}
+	observNoPF  = observRun{policy: oversubPolicy, kv: observBase(false)}
+	observNoPFs = map[string]observRun{
+		"LRU": observ(observConfig(false, "lru", "off", "none")), "LFU": observ(observConfig(false, "lfu", "off", "none")),
+		"CP": observ(observConfig(false, "cp", "off", "none")), "TM": observ(observConfig(false, "tournament", "off", "none")),
 	}
 	observNoPFOrder = []string{"LRU", "LFU", "CP", "TM"}
 )
 
-// observSel selects a run of kv; an ObservUVM run carries its budgets.
-func observSel(kv []string) Selector {
-	s := sel(oversubPolicy, 1, kv...)
-	if s.Sets["uvm.adaptive"] == "observuvm" {
+// observSel selects a run of c.
+func observSel(c observRun) Selector {
+	s := sel(c.policy, 1, c.kv...)
+	if c.per != nil {
 		s.PerRun = func(r *platform.Result) map[string]string {
-			return observBudgets(r.Workload, uint64(r.Footprint)/uint64(max(r.GPUs, 1)))
+			return c.per(r.Workload, uint64(r.Footprint)/uint64(max(r.GPUs, 1)))
 		}
 	}
 	return s
 }
 
-// observSpecs are the runs of configs on w at scale: a plain run is one
-// spec; ObservUVM's are one per workload, for its budgets.
-func observSpecs(w []string, scale float64, configs ...[]string) ([]sweep.Spec, error) {
+// observSpecs are the runs of configs on w at scale: one spec for a
+// configuration without per-run sets, one per workload otherwise.
+func observSpecs(w []string, scale float64, configs ...observRun) ([]sweep.Spec, error) {
 	var out []sweep.Spec
-	for _, kv := range configs {
-		sets := fixed(kv)
-		if sets["uvm.adaptive"] == nil {
-			out = append(out, spec(w, []string{oversubPolicy}, []int{1}, "", sets))
+	for _, c := range configs {
+		if c.per == nil {
+			out = append(out, spec(w, []string{c.policy}, []int{1}, "", fixed(c.kv)))
 			continue
 		}
 		for _, wl := range w {
@@ -96,11 +118,11 @@ func observSpecs(w []string, scale float64, configs ...[]string) ([]sweep.Spec, 
 			if err != nil {
 				return nil, err
 			}
-			per := fixed(kv)
-			for k, v := range observBudgets(wl, fp) {
-				per[k] = []string{v}
+			sets := fixed(c.kv)
+			for k, v := range c.per(wl, fp) {
+				sets[k] = []string{v}
 			}
-			out = append(out, spec([]string{wl}, []string{oversubPolicy}, []int{1}, "", per))
+			out = append(out, spec([]string{wl}, []string{c.policy}, []int{1}, "", sets))
 		}
 	}
 	return out, nil
@@ -132,9 +154,9 @@ func observFig9(name, title, ylabel string, m Metric) Figure {
 	var series []Series
 	for _, c := range []struct {
 		label string
-		kv    []string
+		run   observRun
 	}{{"TM", observTM}, {"TM+", observTMP}, {"TM++", observTMPP}} {
-		series = append(series, Series{Label: c.label, Run: observSel(c.kv), Base: base, Metric: m})
+		series = append(series, Series{Label: c.label, Run: observSel(c.run), Base: base, Metric: m})
 	}
 	return Figure{Name: name, Title: title, YLabel: ylabel, Workloads: ObservUVMWorkloads,
 		SpecsAt: func(w []string, scale float64) ([]sweep.Spec, error) {
@@ -149,7 +171,7 @@ func observFig9(name, title, ylabel string, m Metric) Figure {
 func observFig10(name, title, ylabel string, m Metric) Figure {
 	base := observSel(observNoPF)
 	var series []Series
-	configs := [][]string{observNoPF}
+	configs := []observRun{observNoPF}
 	for _, l := range observNoPFOrder {
 		series = append(series, Series{Label: l, Run: observSel(observNoPFs[l]), Base: base, Metric: m})
 		configs = append(configs, observNoPFs[l])
@@ -159,12 +181,32 @@ func observFig10(name, title, ylabel string, m Metric) Figure {
 		Series:  series, Summary: preferRows}
 }
 
+// observFig13 is ObservUVM Fig. 13: TM++ against the driver's access-
+// counter migration (ACBM) and Early-Adaptor, each over UVM at 50%.
+func observFig13() Figure {
+	base := observSel(observUVM)
+	var series []Series
+	for _, c := range []struct {
+		label string
+		run   observRun
+	}{{"TM++", observTMPP}, {"ACBM", observACBM}, {"EA", observEA}} {
+		series = append(series, Series{Label: c.label, Run: observSel(c.run), Base: base, Metric: Speedup})
+	}
+	return Figure{Name: "observuvm-fig13", Title: "ObservUVM Fig. 13: TM++, ACBM and Early-Adaptor over UVM at 50% oversubscription (RTX 3090)",
+		YLabel: "speedup over UVM", Workloads: ObservUVMWorkloads,
+		SpecsAt: func(w []string, scale float64) ([]sweep.Spec, error) {
+			return observSpecs(w, scale, observUVM, observTMPP, observACBM, observEA)
+		},
+		Series: series, Summary: preferRows}
+}
+
 // observFigures are ObservUVM's figures built so far.
 func observFigures() []Figure {
 	return []Figure{
 		observFig9("observuvm-fig9", "ObservUVM Fig. 9: TM, TM+, TM++ speedup over UVM at 50% oversubscription (RTX 3090)", "speedup over UVM", Speedup),
 		observFig9("observuvm-fig12", "ObservUVM Fig. 12: page faults of TM, TM+, TM++ over UVM at 50% oversubscription", "faults over UVM", Faults),
 		observFig10("observuvm-fig10", "ObservUVM Fig. 10: speedup of each eviction policy over LRM, prefetch off, 50% oversubscription", "speedup over LRM", Speedup),
+		observFig13(),
 		observFig10("observuvm-fig11", "ObservUVM Fig. 11: evictions of each eviction policy over LRM, prefetch off, 50% oversubscription", "evictions over LRM", EvictedPages),
 	}
 }

@@ -14,10 +14,22 @@ import (
 // by each configuration's, Fig. 12 their faults by UVM's, Fig. 11 their
 // evictions by LRM's; and the summary groups by preferred eviction.
 func TestObservUVMFigures(t *testing.T) {
-	wantRuns := map[string]int{"observuvm-fig9": 14 * 4, "observuvm-fig12": 14 * 4, "observuvm-fig10": 14 * 5, "observuvm-fig11": 14 * 5}
+	wantRuns := map[string]int{"observuvm-fig9": 14 * 4, "observuvm-fig12": 14 * 4, "observuvm-fig10": 14 * 5, "observuvm-fig11": 14 * 5,
+		"observuvm-fig13": 14 * 4}
 	speed := map[string]float64{"lrm": 1, "tournament": 2, "lru": 4, "lfu": 5, "cp": 8}
 	simTime := func(r sweep.Run) float64 {
-		if r.Sets["uvm.adaptive"] != "observuvm" {
+		switch {
+		case r.Policy == "access-counter":
+			if r.Sets["policy.ac_group"] != "2MB" || r.Sets["policy.ac_threshold"] != "256" {
+				t.Errorf("ACBM sets %v", r.Sets)
+			}
+			return 125
+		case r.Sets["uvm.prefetch_control"] == "early-adaptor":
+			if r.Sets["uvm.ea.long_window_ns"] == "" || r.Sets["uvm.ea.long_window_ns"] == "1000000000" {
+				t.Errorf("EA windows not scaled: %v", r.Sets)
+			}
+			return 80
+		case r.Sets["uvm.adaptive"] != "observuvm":
 			return 100
 		}
 		n, err := strconv.Atoi(r.Sets["uvm.observuvm.observed_regions"])
@@ -42,6 +54,7 @@ func TestObservUVMFigures(t *testing.T) {
 		"observuvm-fig12": {0.5, 1.0 / 3, 1.0 / 6},
 		"observuvm-fig10": {4, 5, 8, 2},
 		"observuvm-fig11": {0.25, 0.2, 0.125, 0.5},
+		"observuvm-fig13": {6, 0.8, 1.25},
 	} {
 		f := mustLookup(t, name)
 		runs := mustRuns(t, f)

@@ -152,8 +152,13 @@ func eaAdaptiveSel(over string) Selector {
 // would be "1% until the first eviction, then 100%". When the platform
 // scales them, drop these sets and Selector.PerRun here.
 func eaWindows(workload string, footprint uint64) map[string]string {
-	c := earlyadaptor.ScaledWindows(earlyadaptor.DefaultConfig(),
-		earlyadaptor.FootprintScale(footprint, benchmarks.EAFootprints[workload]))
+	return eaWindowsAt(footprint, benchmarks.EAFootprints[workload])
+}
+
+// eaWindowsAt are EA's time constants scaled by footprint / paper bytes
+// (0: earlyadaptor.PaperFootprintBytes).
+func eaWindowsAt(footprint, paper uint64) map[string]string {
+	c := earlyadaptor.ScaledWindows(earlyadaptor.DefaultConfig(), earlyadaptor.FootprintScale(footprint, paper))
 	ns := func(v float64) string { return strconv.FormatFloat(max(1, math.Round(v)), 'f', 0, 64) }
 	return map[string]string{
 		"uvm.ea.short_window_ns": ns(c.ShortWindowNs),
