@@ -12,8 +12,9 @@ build:
 run: build
 	$(BIN) run --workload mm --gpus 4 --policy oasis --out results/run.json
 
+# About 10 minutes on 2 cores; the timeout leaves room on a busy machine.
 test:
-	$(GO) test ./...
+	$(GO) test -timeout 40m ./...
 
 # The shipped config file: every key at its default, with its source
 # (mgpu list --yaml). A test fails when it falls out of date.
