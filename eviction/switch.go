@@ -6,11 +6,22 @@ package eviction
 // the moment it takes over.
 type Switch struct {
 	first, second Policy
-	on            bool
+	// touch are the policies that want every access, found once: Touch
+	// is on the per-access path.
+	touch []Toucher
+	on    bool
 }
 
 // NewSwitch returns a Switch that picks victims with first until Use.
-func NewSwitch(first, second Policy) *Switch { return &Switch{first: first, second: second} }
+func NewSwitch(first, second Policy) *Switch {
+	s := &Switch{first: first, second: second}
+	for _, p := range []Policy{first, second} {
+		if t, ok := p.(Toucher); ok {
+			s.touch = append(s.touch, t)
+		}
+	}
+	return s
+}
 
 // Use hands victim choice to the second policy, for good.
 func (s *Switch) Use() { s.on = true }
@@ -30,10 +41,7 @@ func (s *Switch) Removed(g int, p uint64) {
 
 // Touch passes an access to whichever policy wants it.
 func (s *Switch) Touch(g int, p uint64) {
-	if t, ok := s.first.(Toucher); ok {
-		t.Touch(g, p)
-	}
-	if t, ok := s.second.(Toucher); ok {
+	for _, t := range s.touch {
 		t.Touch(g, p)
 	}
 }

@@ -31,8 +31,10 @@ type observe struct {
 	// sampling suppresses the count while a sample leaves on purpose.
 	left     []regionOf
 	sampling bool
-	listed   map[uint64]bool // regions one Victims call listed
-	stats    ObserveStats
+	// listed[r] == call marks the regions the current Victims call listed.
+	listed []uint32
+	call   uint32
+	stats  ObserveStats
 }
 
 type regionOf struct {
@@ -61,7 +63,7 @@ func (s *Service) buildObserve(b Builder, pf prefetch.Config, gpus int) error {
 	if c.Shallow != observuvm.ShallowOff && (s.trees == nil || pf.Policy != prefetch.TBN) {
 		return fmt.Errorf("uvm.observuvm.shallow=%s sets the tree prefetcher's threshold: set uvm.prefetch.policy=tbn (or shallow=off)", c.Shallow)
 	}
-	o := &observe{s: s, pages: b.pages, listed: map[uint64]bool{}}
+	o := &observe{s: s, pages: b.pages}
 	e, err := observuvm.NewEngine(c, observuvm.Options{GPUs: gpus, PageSize: b.pageSize, Resident: o.sampleable,
 		Allocations: allocations(b)})
 	if err != nil {
@@ -69,6 +71,7 @@ func (s *Service) buildObserve(b Builder, pf prefetch.Config, gpus int) error {
 	}
 	o.e, o.geo = e, e.Geometry()
 	regions := (b.pages + o.geo.PagesPerRegion - 1) / o.geo.PagesPerRegion
+	o.listed = make([]uint32, regions)
 	for g := 0; g < gpus; g++ {
 		o.resident = append(o.resident, make([]int32, regions))
 		if s.trees != nil {
@@ -110,11 +113,14 @@ func (o *observe) Removed(g int, p uint64) {
 // Victims lists the pages of the regions the engine's policy picks, whole
 // regions, skipping pinned pages and regions with none to give.
 func (o *observe) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []uint64 {
-	clear(o.listed)
+	if o.call++; o.call == 0 {
+		clear(o.listed)
+		o.call = 1
+	}
 	start := len(dst)
 	bit := uint64(1) << uint(g)
 	skip := func(r uint64) bool {
-		if o.listed[r] || int(r) >= len(o.resident[g]) || o.resident[g][r] == 0 {
+		if int(r) >= len(o.resident[g]) || o.listed[r] == o.call || o.resident[g][r] == 0 {
 			return true
 		}
 		lo, hi := o.regionPages(r)
@@ -130,7 +136,7 @@ func (o *observe) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []ui
 		if !ok {
 			break
 		}
-		o.listed[r] = true
+		o.listed[r] = o.call
 		lo, hi := o.regionPages(r)
 		for p := lo; p < hi; p++ {
 			if o.s.table.Page(p).Copies&bit != 0 && !pinned(p) {
