@@ -63,6 +63,9 @@ type Kernel struct {
 	// share of the workgroups whatever the distribution scheme, since
 	// the kernel's work is keyed on the device ID.
 	PerDevice bool
+	// SUV holds what SUV's static analysis derives for the launch's
+	// objects (SUVHint); nil when the workload declares none.
+	SUV []SUVHint
 }
 
 // Params carry the run-level knobs a workload sizes itself from.

@@ -41,6 +41,9 @@ type Options struct {
 	// DirectConnection and gives every port that many buffer slots: the
 	// test that the components honour back-pressure.
 	directBuffer int
+	// workload, when set, runs in place of the named one: a test's
+	// workload that the registry, and so `mgpu list`, never shows.
+	workload benchmarks.Workload
 	// Launches, if set, is told of every kernel start (the characteriser's
 	// phases); see LaunchObserver.
 	Launches LaunchObserver
@@ -173,7 +176,10 @@ func Build(o Options) (*System, error) {
 	if o.Size == "" {
 		o.Size = "auto"
 	}
-	w, err := benchmarks.New(o.Workload)
+	w, err := o.workload, error(nil)
+	if w == nil {
+		w, err = benchmarks.New(o.Workload)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +191,9 @@ func Build(o Options) (*System, error) {
 	alloc, kernels, err := setupWorkload(w, o, traits)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkSUV(c, w, kernels, len(alloc.Objects())); err != nil {
+		return nil, fmt.Errorf("workload %s: %w", o.Workload, err)
 	}
 	capacity, err := capacityPages(c, alloc.Footprint(), o.Workload)
 	if err != nil {
@@ -279,6 +288,10 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 	s.runner = &runner{engine: s.engine, kernels: kernels, scheme: c.Distribution, gpus: s.gpus,
 		driver: driver, alloc: s.alloc, launch: sim.VTimeInSec(c.KernelLaunchNs * 1e-9),
 		onLaunch: s.opts.Launches, cus: c.GPU.CUs, log: s.log}
+	if c.UVM.Adaptive == uvm.AdaptiveSUV || c.UVM.Adaptive == uvm.AdaptiveSC {
+		s.runner.suv = &suvHints{alloc: s.alloc, page: pageSize, gpus: n, cus: c.GPU.CUs, slots: c.GPU.WavefrontsPerCU,
+			fraction: c.UVM.SUV.ConcurrentFraction}
+	}
 	var obs observers
 	if c.Check {
 		s.check = uvm.NewChecker(driver.Policy().Name(), n, pages, driver.Table(), localView(s.gmmus))
@@ -403,6 +416,8 @@ func accessCounters(c Config) (threshold int, group uint64, perPage bool) {
 		return c.UVM.UVMSmart.MigrateThreshold, uint64(c.UVM.Prefetch.BlockSize), false
 	case uvm.AdaptiveObservUVM: // the samples' counters
 		return c.UVM.ObservUVM.CounterThreshold, uint64(c.UVM.ObservUVM.CounterGranularity), false
+	case uvm.AdaptiveSUV, uvm.AdaptiveSC: // the driver's counters, for Unknown structures
+		return c.UVM.SUV.ACThreshold, uint64(c.UVM.SUV.ACGroup), false
 	}
 	return c.Policy.ACThreshold, uint64(c.Policy.ACGroup), c.Policy.ACMigrate == pagepolicy.ACMigratePage
 }

@@ -204,6 +204,9 @@ func (s *System) result() *Result {
 	if st, ok := s.driver.Service().ObserveStats(); ok {
 		r.PolicyStats = addStats(r.PolicyStats, st)
 	}
+	if st, ok := s.driver.Service().SUVStatsMap(); ok {
+		r.PolicyStats = addStats(r.PolicyStats, st)
+	}
 	if st, ok := s.driver.Service().UVMSmartStats(); ok {
 		r.PolicyStats = addUVMSmartStats(r.PolicyStats, st)
 	}

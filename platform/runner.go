@@ -36,6 +36,8 @@ type runner struct {
 	onLaunch LaunchObserver
 	cus      int // per GPU, for the mgpusim distribution
 	log      zerolog.Logger
+	// suv evaluates the launches' SUV hints (nil: no SUV placement).
+	suv *suvHints
 }
 
 type launchEvent struct {
@@ -100,6 +102,15 @@ func (r *runner) Handle(e sim.Event) error {
 	if err := r.observe(k); err != nil {
 		return err
 	}
+	if r.suv != nil && !k.Barrier {
+		// The launch waits for SUV-Mgmt's placement, made before it.
+		return r.driver.Place(now, r.suv.launch(k), func(t sim.VTimeInSec) error { return r.dispatch(t, k) })
+	}
+	return r.dispatch(now, k)
+}
+
+// dispatch starts k's workgroups on the GPUs.
+func (r *runner) dispatch(now sim.VTimeInSec, k *benchmarks.Kernel) error {
 	if k.Workgroups == 0 {
 		r.idx++
 		r.scheduleNext(now)

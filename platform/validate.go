@@ -167,7 +167,15 @@ func (c Config) Validate() error {
 			bad("uvm.fault_handling", c.UVM.FaultHandling, "starts with every page on the host (UVMMU §IV-C bring-up): set placement=host")
 		}
 	}
-	oneOf(&errs, "uvm.adaptive", c.UVM.Adaptive, uvm.AdaptiveNone, uvm.AdaptiveUVMSmart, uvm.AdaptiveObservUVM)
+	oneOf(&errs, "uvm.adaptive", c.UVM.Adaptive, uvm.AdaptiveNone, uvm.AdaptiveUVMSmart, uvm.AdaptiveObservUVM, uvm.AdaptiveSUV, uvm.AdaptiveSC)
+	if c.UVM.Adaptive == uvm.AdaptiveSUV || c.UVM.Adaptive == uvm.AdaptiveSC {
+		if err := c.UVM.SUV.ForPageSize(c.PageSize).Validate(); err != nil {
+			errs = append(errs, err)
+		}
+		if c.UVM.FaultHandling == uvm.HandlingHardware {
+			bad("uvm.adaptive", c.UVM.Adaptive, "plans for the driver's software fault handling: set uvm.fault_handling=software")
+		}
+	}
 	if c.UVM.Adaptive == uvm.AdaptiveObservUVM {
 		if err := c.UVM.ObservUVM.Validate(); err != nil {
 			errs = append(errs, err)

@@ -29,6 +29,12 @@ type Config struct {
 	// structure of the launch is Temporal. Only Oracle uses it: declared
 	// hints carry the outcome.
 	ConcurrentFraction float64 `yaml:"concurrent_fraction" doc:"a launch whose concurrently resident workgroups exceed this fraction of its grid has no Temporal structures, in (0, 1] (SUV §V-B: 0.5)"`
+	// ACThreshold and ACGroup are the access counters SUV enables for
+	// Unknown structures (suvEnableAccessCounter): the driver's own, at
+	// NVIDIA's defaults, which SUV leaves as they are (§III-A, digest B3:
+	// 256 accesses over 2 MB regions).
+	ACThreshold int         `yaml:"ac_threshold" doc:"accesses to a counter region before an Unknown structure's region migrates, 1..65535 (NVIDIA default, SUV §III-A: 256)"`
+	ACGroup     units.Bytes `yaml:"ac_group" doc:"access-counter region of Unknown structures: 64KB | 2MB | 16MB | 1GB (NVIDIA default, SUV §III-A: 2MB)"`
 	// PageSize is the simulator's page: every range and reservation is
 	// aligned to it, so the invariants hold in pages. The driver sets it
 	// from page_size (ForPageSize); it is not a key.
@@ -38,7 +44,7 @@ type Config struct {
 // DefaultConfig is the paper's setting over 4 KB pages.
 func DefaultConfig() Config {
 	return Config{DensityThreshold: 5, TemporalCutoff: 0.5, BatchBytes: 2 * units.MB,
-		ConcurrentFraction: 0.5, PageSize: 4 * units.KB}
+		ConcurrentFraction: 0.5, ACThreshold: 256, ACGroup: 2 * units.MB, PageSize: 4 * units.KB}
 }
 
 // ForPageSize returns c aligned to pages of page bytes.
@@ -57,6 +63,14 @@ func (c Config) Validate() error {
 	}
 	if !(c.ConcurrentFraction > 0 && c.ConcurrentFraction <= 1) {
 		return fmt.Errorf("uvm.suv.concurrent_fraction %v: must be in (0, 1] (SUV: 0.5)", c.ConcurrentFraction)
+	}
+	if c.ACThreshold < 1 || c.ACThreshold > 65535 {
+		return fmt.Errorf("uvm.suv.ac_threshold %d: must be in 1..65535 (NVIDIA: 256)", c.ACThreshold)
+	}
+	switch c.ACGroup {
+	case 64 * units.KB, 2 * units.MB, 16 * units.MB, units.GB:
+	default:
+		return fmt.Errorf("uvm.suv.ac_group %v: must be 64KB, 2MB, 16MB or 1GB (NVIDIA: 2MB)", c.ACGroup)
 	}
 	if !c.PageSize.IsPowerOfTwo() || c.PageSize > units.TB {
 		return fmt.Errorf("suv page size %d bytes: must be a power of two up to 1TB", uint64(c.PageSize))

@@ -38,6 +38,9 @@ func NewQuotaPool(object string, first, pages, quota uint64) (*QuotaPool, error)
 // Owns reports whether page p belongs to the pool's structure.
 func (q *QuotaPool) Owns(p uint64) bool { return p >= q.first && p-q.first < q.n }
 
+// Holds reports whether the pool holds page p.
+func (q *QuotaPool) Holds(p uint64) bool { return q.Owns(p) && q.in[p-q.first] }
+
 // Place records that page p of the structure migrated in; it becomes the
 // most recently migrated. A page of another structure is an error and
 // changes nothing.

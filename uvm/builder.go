@@ -199,6 +199,9 @@ func (b Builder) BuildService() (*Service, error) {
 	if s.observe != nil && s.evictor == nil {
 		s.table.Observe(s.observe) // regions still leave a GPU for a peer
 	}
+	if err := s.wrapSUV(); err != nil {
+		return nil, err
+	}
 	p, err := pagepolicy.New(b.policy, b.polCfg, pagepolicy.Env{Table: s.table})
 	if err != nil {
 		return nil, err
@@ -206,6 +209,9 @@ func (b Builder) BuildService() (*Service, error) {
 	s.policy = p
 	if s.smart != nil {
 		s.policy = uvmsmart.Wrap(p, s.smart)
+	}
+	if s.suv != nil {
+		s.policy = suvPolicy{p, s.suv}
 	}
 	return s, nil
 }
@@ -220,9 +226,11 @@ func (s *Service) buildUVMSmart(b Builder, pf prefetch.Config) error {
 		return nil
 	case AdaptiveObservUVM:
 		return s.buildObserve(b, pf, len(s.counters))
+	case AdaptiveSUV, AdaptiveSC:
+		return s.buildSUV(b)
 	case AdaptiveUVMSmart:
 	default:
-		return fmt.Errorf("uvm.adaptive %q: valid values are %s, %s, %s", b.cfg.Adaptive, AdaptiveNone, AdaptiveUVMSmart, AdaptiveObservUVM)
+		return fmt.Errorf("uvm.adaptive %q: valid values are %s, %s, %s, %s, %s", b.cfg.Adaptive, AdaptiveNone, AdaptiveUVMSmart, AdaptiveObservUVM, AdaptiveSUV, AdaptiveSC)
 	}
 	if s.hw != nil {
 		return fmt.Errorf("uvm.adaptive=uvmsmart adapts the driver's software fault handling: set uvm.fault_handling=software")

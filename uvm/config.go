@@ -4,6 +4,7 @@ import (
 	"github.com/mgpu-sim/mgpu/earlyadaptor"
 	"github.com/mgpu-sim/mgpu/observuvm"
 	"github.com/mgpu-sim/mgpu/prefetch"
+	"github.com/mgpu-sim/mgpu/suv"
 	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvmmu"
 	"github.com/mgpu-sim/mgpu/uvmsmart"
@@ -83,13 +84,16 @@ type Config struct {
 	// UVMSmart's pattern detection (package uvmsmart; needs --policy
 	// on-touch and software handling, and sets the GPUs' access counters
 	// to uvm.uvmsmart.migrate_threshold over 64 KB blocks).
-	Adaptive string `yaml:"adaptive" doc:"oversubscription runtime: none | uvmsmart (UVMSmart DATE'21: per-allocation pattern detection turns on zero-copy and tbn eviction) | observuvm (ObservUVM: sampled observability picks 2 MB victims)"`
+	Adaptive string `yaml:"adaptive" doc:"oversubscription runtime: none | uvmsmart (UVMSmart DATE'21: per-allocation pattern detection turns on zero-copy and tbn eviction) | observuvm (ObservUVM: sampled observability picks 2 MB victims) | suv (SUV MICRO'24: the workload's static hints pin, reserve, prefetch and count per launch) | sc (SUV's SC baseline: whole structures by access count)"`
 	// UVMSmart's parameters (uvmsmart.Config; its released simulator).
 	UVMSmart uvmsmart.Config `yaml:"uvmsmart"`
 	// ObservUVM's parameters (observuvm.Config; its paper, and the choices
 	// its doc tags give where the paper is silent). The default is the
 	// paper's TM (Tournament eviction, tree prefetch at 51).
 	ObservUVM observuvm.Config `yaml:"observuvm"`
+	// SUV-Mgmt's parameters (suv.Config; its paper, and its released
+	// policy code where the paper is silent), for uvm.adaptive=suv and sc.
+	SUV suv.Config `yaml:"suv"`
 }
 
 // Oversubscription runtimes (uvm.adaptive).
@@ -97,6 +101,8 @@ const (
 	AdaptiveNone      = "none"
 	AdaptiveUVMSmart  = "uvmsmart"
 	AdaptiveObservUVM = "observuvm"
+	AdaptiveSUV       = "suv"
+	AdaptiveSC        = "sc"
 )
 
 // Prefetch controllers.
@@ -111,7 +117,7 @@ func DefaultConfig() Config {
 		ThrashingLapseNs: 500000, ThrashingThreshold: 3, ThrashingPinThreshold: 10, Eviction: "lrm-2mb", EvictionChunk: 2 * units.MB,
 		HostMemoryNs: 100, Prefetch: defaultPrefetch(), PrefetchControl: ControlNone, EA: earlyadaptor.DefaultConfig(),
 		FaultHandling: HandlingSoftware, UVMMU: uvmmu.DefaultConfig(),
-		Adaptive: AdaptiveNone, UVMSmart: uvmsmart.DefaultConfig(), ObservUVM: defaultObservUVM()}
+		Adaptive: AdaptiveNone, UVMSmart: uvmsmart.DefaultConfig(), ObservUVM: defaultObservUVM(), SUV: suv.DefaultConfig()}
 }
 
 // defaultPrefetch is the driver's prefetcher configuration, switched off.

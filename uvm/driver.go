@@ -33,6 +33,9 @@ type Driver struct {
 	log   zerolog.Logger
 	watch policyWatch
 	clock batchClock
+
+	// placed is called when the launch placement in service is done.
+	placed func(now sim.VTimeInSec) error
 }
 
 // outbox is what the driver needs of uvmproto.Outbox.
@@ -92,6 +95,22 @@ func (d *Driver) Observe(e pagepolicy.Event) error {
 		d.logPolicy(d.engine.CurrentTime())
 	}
 	return err
+}
+
+// Place asks SUV-Mgmt to plan and carry out launch l's placement (a
+// driver call before the launch, as SUV's injected host code makes);
+// done is called, at the simulated time it ends, when the launch may
+// start; its error stops the driver. One placement is in flight at a time.
+func (d *Driver) Place(now sim.VTimeInSec, l SUVLaunch, done func(now sim.VTimeInSec) error) error {
+	if d.placed != nil {
+		return fmt.Errorf("%s: a launch placement while another is in flight", d.Name())
+	}
+	if err := d.svc.Place(now, l); err != nil {
+		return err
+	}
+	d.placed = done
+	d.apply(now)
+	return d.err
 }
 
 // NotifyRecv schedules a drain of the port at the current time.
@@ -163,4 +182,9 @@ func (d *Driver) apply(now sim.VTimeInSec) {
 		d.engine.Schedule(&driverEvent{t: rd.WakeAt, h: d, wake: true})
 	}
 	d.svc.Advance()
+	if rd.Placed && d.placed != nil {
+		done := d.placed
+		d.placed = nil
+		d.fail(done(now))
+	}
 }

@@ -254,7 +254,7 @@ func (h *hardware) recall(now sim.VTimeInSec, fl *flight) bool {
 func (h *hardware) evictGroup(at sim.VTimeInSec, g int, grp uint64, fl *flight) {
 	s := h.s
 	plan := &h.plan
-	plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+	plan.reset()
 	for p := grp * h.ppg; p < (grp+1)*h.ppg && p < s.table.Len(); p++ {
 		if s.table.Evict(g, p, plan) {
 			s.counters[g].Evictions++
@@ -366,7 +366,7 @@ func (h *hardware) moveIn(g int, p *uvmmu.Plan) (crit, rest []uvmproto.Mapping) 
 	plan := &h.plan
 	critPage := p.Group*h.ppg + uint64(p.Critical)
 	for page := p.Group * h.ppg; page < (p.Group+1)*h.ppg && page < s.table.Len(); page++ {
-		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+		plan.reset()
 		s.table.Resolve(g, page, true, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: s.table.Page(page).Bits}, plan)
 		if len(plan.Inval) > 0 {
 			s.fail(fmt.Errorf("uvm: page %d was mapped elsewhere when GPU %d's UVMMU migrated it", page, g))

@@ -222,7 +222,7 @@ func (o *observe) apply(invals [][]uvmproto.Inval) {
 				if pg.Copies&bit == 0 {
 					continue
 				}
-				plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+				plan.reset()
 				s.table.Evict(a.GPU, p, plan)
 				if s.table.Page(p).Owner == Host {
 					s.table.Resolve(a.GPU, p, false, pagepolicy.Decision{Action: pagepolicy.MapRemote, Bits: pg.Bits, HostRemote: true}, plan)
@@ -238,7 +238,7 @@ func (o *observe) apply(invals [][]uvmproto.Inval) {
 				if pg.Owner != Host || pg.Remote&bit == 0 {
 					continue
 				}
-				plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+				plan.reset()
 				s.table.Resolve(a.GPU, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
 				s.collect(a.GPU, plan, uvmproto.CauseHost, invals)
 				if s.cur != nil {
@@ -249,7 +249,7 @@ func (o *observe) apply(invals [][]uvmproto.Inval) {
 		case observuvm.Release:
 			o.stats.Releases++
 			for p := a.First; p < a.First+a.Pages && p < o.pages; p++ {
-				plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+				plan.reset()
 				s.table.Unmap(a.GPU, p, plan)
 				s.collect(a.GPU, plan, uvmproto.CauseHost, invals)
 			}
@@ -282,7 +282,7 @@ func (o *observe) prefetchRegion(a observuvm.Action, invals [][]uvmproto.Inval) 
 		if pg.Owner != Host || pg.Copies != 0 || s.objects && s.objectOf(p*s.pageSize) < 0 {
 			continue
 		}
-		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+		plan.reset()
 		if p >= a.First && p < a.First+a.Pages {
 			if pg.Remote&bit == 0 {
 				s.table.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.MapRemote, Bits: pg.Bits, HostRemote: true}, plan)

@@ -121,6 +121,12 @@ type Plan struct {
 	Map    []Mapping
 }
 
+// reset empties the plan for reuse, keeping its slices' storage.
+func (p *Plan) reset() *Plan {
+	p.Inval, p.Copy, p.Map = p.Inval[:0], p.Copy[:0], p.Map[:0]
+	return p
+}
+
 // Adequate reports whether GPU g's current central mapping already serves
 // the access, so the fault raced with an earlier resolution and needs only
 // a re-sent PTE.

@@ -62,10 +62,11 @@ type Service struct {
 	seeds, extra []uint64
 	pageSize     uint64
 	objects      bool // objectOf tells allocated pages from padding
-	// ea steers each GPU's tree (nil: no controller); eaErr is its first
-	// error, reported by the next Tick.
-	ea    []*earlyadaptor.Controller
-	eaErr error
+	// ea steers each GPU's tree (nil: no controller). stepErr is the
+	// first error of a controller or a launch plan, reported by the next
+	// Tick.
+	ea      []*earlyadaptor.Controller
+	stepErr error
 
 	// hw handles every fault in hardware (UVMMU) instead of batches; hwErr
 	// is its first error.
@@ -78,6 +79,8 @@ type Service struct {
 	smartEviction *eviction.Switch
 	// observe is ObservUVM's engine and its adapter (nil: none).
 	observe *observe
+	// suv is SUV-Mgmt's adapter (nil: none).
+	suv *suvMode
 
 	ready ServiceReady
 }
@@ -93,9 +96,15 @@ type pendingBatch struct {
 	faults        []uvmproto.FaultEntry
 	pages         []uint64 // counter batch
 	notifications int
+	// place is a launch's SUV placement (gpu -1): a driver call of its
+	// own, with no faults.
+	place *SUVLaunch
 }
 
 func (p pendingBatch) size() int {
+	if p.place != nil {
+		return 0
+	}
 	if p.counter {
 		return len(p.pages)
 	}
@@ -132,6 +141,9 @@ type ServiceReady struct {
 	// WakeAt, when Wake is set, is when Tick must be called.
 	WakeAt sim.VTimeInSec
 	Wake   bool
+	// Placed reports that the launch placement in service is done: the
+	// launch may start.
+	Placed bool
 }
 
 // Outgoing is one message for one GPU.
@@ -216,8 +228,8 @@ func (s *Service) Tick(now sim.VTimeInSec) error {
 	switch s.cur.phase {
 	case phaseService:
 		s.service(now)
-		if s.eaErr != nil {
-			return s.eaErr
+		if s.stepErr != nil {
+			return s.stepErr
 		}
 	case phaseDecided:
 		s.sendInvalidations(now, s.cur.invals)
@@ -265,7 +277,7 @@ func (s *Service) startBatch(now sim.VTimeInSec) {
 	s.nextBatchID++
 	s.cur = &batch{pendingBatch: p, id: s.nextBatchID,
 		maps: make([][]uvmproto.Mapping, s.gpus), resolved: make([][]uvmproto.Resolution, s.gpus)}
-	if !p.counter {
+	if !p.counter && p.place == nil {
 		s.counters[p.gpu].FaultBatches++
 	}
 	if len(s.threads) > 0 {
@@ -302,9 +314,19 @@ func (s *Service) service(now sim.VTimeInSec) {
 	g := b.gpu
 	invals := make([][]uvmproto.Inval, s.gpus)
 	lookup := 0.0
+	if b.place != nil {
+		s.failStep(s.suv.launch(b.place, invals))
+	}
 	if b.counter && s.observe != nil {
 		s.counters[g].ACNotifications += uint64(b.notifications)
 		s.observe.notifiedAll(g, b.pages)
+	} else if b.counter && s.suv != nil {
+		s.counters[g].ACNotifications += uint64(b.notifications)
+		for _, p := range b.pages {
+			if s.suv.counted(g, p, s.table.Page(p)) {
+				s.migrateGroupPage(g, p, invals)
+			}
+		}
 	} else if b.counter {
 		s.counters[g].ACNotifications += uint64(b.notifications)
 		for _, p := range b.pages {
@@ -332,7 +354,7 @@ func (s *Service) service(now sim.VTimeInSec) {
 		lookup += s.lookupCost(dec)
 		wasHost := s.table.Page(f.Page).Owner == Host
 		plan := &s.scratch
-		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+		plan.reset()
 		s.table.Resolve(g, f.Page, f.Write, dec, plan)
 		if s.smart != nil && wasHost && plan.Action == pagepolicy.Migrate {
 			s.smart.Migrated(fault.Object, f.Page)
@@ -342,7 +364,7 @@ func (s *Service) service(now sim.VTimeInSec) {
 		}
 		s.collect(g, plan, s.count(g, plan, wasHost), invals)
 	}
-	if s.trees != nil && !b.counter {
+	if s.trees != nil && !b.counter && b.place == nil {
 		s.prefetch(g, invals)
 	}
 	if s.smart != nil {
@@ -359,7 +381,7 @@ func (s *Service) service(now sim.VTimeInSec) {
 		s.observe.evicted()
 		s.observe.apply(invals)
 	}
-	if s.ea != nil && !b.counter {
+	if s.ea != nil && !b.counter && b.place == nil {
 		s.adapt(g, now)
 	}
 	if lookup > 0 {
@@ -382,7 +404,7 @@ func (s *Service) service(now sim.VTimeInSec) {
 // it. The victims' shootdowns and copy-backs join the batch's waves, so the
 // faulting GPU waits for them, as it waits for the driver to free memory.
 func (s *Service) evict(invals [][]uvmproto.Inval) {
-	if s.evictor == nil {
+	if s.evictor == nil && s.suv == nil {
 		return
 	}
 	b := s.cur
@@ -396,6 +418,12 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 		s.pinned[p] = b.id
 	}
 	pinned := func(p uint64) bool { return s.pinned[p] == b.id }
+	if s.suv != nil {
+		s.suv.trim(pinned, len(b.faults)+len(b.pages)+len(b.prefetched), invals)
+		if s.evictor == nil {
+			return
+		}
+	}
 	plan := &s.scratch
 	for h := 0; h < s.gpus; h++ {
 		over := s.table.Used(h) - s.capacity
@@ -406,13 +434,13 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 			s.smartEviction.Use()
 		}
 		s.victims = s.evictor.Victims(h, over, pinned, s.victims[:0])
-		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+		plan.reset()
 		for _, v := range s.victims {
 			s.table.Evict(h, v, plan)
 			s.counters[h].Evictions++
 		}
 		if s.ea != nil {
-			s.eaFail(s.ea[h].OnEvict(float64(s.cur.servicedAt)*1e9, len(s.victims)))
+			s.failStep(s.ea[h].OnEvict(float64(s.cur.servicedAt)*1e9, len(s.victims)))
 		}
 		s.collect(h, plan, uvmproto.CauseHost, invals)
 	}
@@ -447,7 +475,10 @@ func (s *Service) prefetch(g int, invals [][]uvmproto.Inval) {
 		if s.observe != nil && s.observe.isSample(g, p) {
 			continue // an ObservUVM sample stays on the host, remote-mapped
 		}
-		plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+		if s.suv != nil && !s.suv.prefetchable(g, p) {
+			continue // SUV keeps it on the host
+		}
+		plan.reset()
 		s.table.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
 		s.collect(g, plan, uvmproto.CauseHost, invals)
 		if s.smart != nil {
@@ -468,12 +499,12 @@ func (s *Service) adapt(g int, now sim.VTimeInSec) {
 	}
 	slices.Sort(s.seeds)
 	s.seeds = slices.Compact(s.seeds)
-	s.eaFail(s.ea[g].OnFaults(float64(now)*1e9, s.seeds))
+	s.failStep(s.ea[g].OnFaults(float64(now)*1e9, s.seeds))
 }
 
-func (s *Service) eaFail(err error) {
-	if err != nil && s.eaErr == nil {
-		s.eaErr = err
+func (s *Service) failStep(err error) {
+	if err != nil && s.stepErr == nil {
+		s.stepErr = err
 	}
 }
 
@@ -513,7 +544,7 @@ func (s *Service) migrateGroupPage(g int, page uint64, invals [][]uvmproto.Inval
 		return
 	}
 	plan := &s.scratch
-	plan.Inval, plan.Copy, plan.Map = plan.Inval[:0], plan.Copy[:0], plan.Map[:0]
+	plan.reset()
 	s.table.Resolve(g, page, true, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
 	if s.smart != nil && pg.Owner == Host {
 		s.smart.Migrated(s.objectOf(page*s.pageSize), page)
@@ -529,6 +560,9 @@ func (s *Service) UVMSmartStats() (st uvmsmart.Stats, ok bool) {
 	}
 	return s.smart.Stats(), true
 }
+
+// clearScratch is the service's reusable plan, emptied.
+func (s *Service) clearScratch() *Plan { return s.scratch.reset() }
 
 func (s *Service) collect(g int, plan *Plan, cause uvmproto.Cause, invals [][]uvmproto.Inval) {
 	for _, iv := range plan.Inval {
@@ -643,6 +677,9 @@ func (s *Service) finish(now sim.VTimeInSec) {
 		case end || len(entries) > 0:
 			s.send(g, s.build.Map(entries, b.resolved[g], end))
 		}
+	}
+	if b.place != nil {
+		s.ready.Placed = true
 	}
 	s.cur = nil
 	if len(s.queue) > 0 {

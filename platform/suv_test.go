@@ -1,0 +1,183 @@
+package platform
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/objtable"
+	"github.com/mgpu-sim/mgpu/suv"
+	"github.com/mgpu-sim/mgpu/uvm"
+)
+
+// suvProbe is a workload with one structure of each SUV class, sized so
+// that at 1.5x oversubscription every treatment happens: "dense" is
+// swept once a launch (Density), "temporal" is read 8 times by each
+// workgroup over its own 8 KB slice (Temporal: a small window of the
+// grid is resident at once), "chase" is gathered at hashed offsets
+// (Unknown) and "iter" is touched one 512 KB span per launch (Iterative,
+// 16 iterations). Every launch writes what it reads, so the checker sees
+// stale data if a placement loses a write.
+type suvProbe struct{ noHints bool }
+
+const (
+	probeWGs     = 256
+	probeSlice   = 8 << 10
+	probeReps    = 8
+	probeIters   = 16
+	probeSpan    = 512 << 10
+	probeChaseRd = 16
+)
+
+func (suvProbe) Name() string        { return "suv-probe" }
+func (suvProbe) Description() string { return "test workload: one structure of each SUV class" }
+func (p suvProbe) SUVHints() bool    { return !p.noHints }
+
+func (p suvProbe) Setup(alloc *objtable.Allocator, _ benchmarks.Params) ([]benchmarks.Kernel, error) {
+	sizes := []uint64{1 << 20, probeWGs * probeSlice, 2 << 20, probeIters * probeSpan}
+	var ptr []uint64
+	for i, n := range []string{"dense", "temporal", "chase", "iter"} {
+		q, err := alloc.MallocManaged(sizes[i], n)
+		if err != nil {
+			return nil, err
+		}
+		ptr = append(ptr, q)
+	}
+	lines := func(bytes int) int { return bytes / 256 } // 64 lanes x 4 bytes
+	perWG := []int{lines(int(sizes[0]) / probeWGs), lines(probeSlice) * probeReps, probeChaseRd, lines(probeSpan / probeWGs)}
+	var ks []benchmarks.Kernel
+	for it := 0; it < probeIters; it++ {
+		it := it
+		n := perWG[0] + perWG[1] + perWG[2] + perWG[3]
+		k := benchmarks.Kernel{Name: "probe", Args: []int{0, 1, 2, 3}, Workgroups: probeWGs, WavefrontsPerWorkgroup: 1,
+			Wavefront: func(wg, _, _ int) benchmarks.Stream {
+				return &benchmarks.Loop{N: n, Gen: func(i int, in *benchmarks.Instruction) {
+					var base uint64
+					switch {
+					case i < perWG[0]:
+						base = objtable.Strip(ptr[0]) + uint64(i*probeWGs+wg)*256 // interleaved: each workgroup spans the object
+					case i < perWG[0]+perWG[1]:
+						j := (i - perWG[0]) % lines(probeSlice)
+						base = objtable.Strip(ptr[1]) + uint64(wg*probeSlice+j*256)
+					case i < perWG[0]+perWG[1]+perWG[2]:
+						h := uint64(wg*probeChaseRd+i+it*7919) * 2654435761 % (sizes[2] / 256)
+						base = objtable.Strip(ptr[2]) + h*256
+					default:
+						j := i - perWG[0] - perWG[1] - perWG[2]
+						base = objtable.Strip(ptr[3]) + uint64(it*probeSpan+wg*perWG[3]*256+j*256)
+					}
+					in.Lanes, in.Write = 64, i%2 == 0
+					for l := 0; l < 64; l++ {
+						in.Addr[l] = base + uint64(l*4)
+					}
+				}}
+			}}
+		if !p.noHints {
+			k.SUV = []benchmarks.SUVHint{
+				{Object: 0, Class: suv.Density, Accesses: float64(sizes[0] / 4), WorkgroupRangeBytes: int64(sizes[0])},
+				{Object: 1, Class: suv.Density, Accesses: float64(sizes[1] / 4 * probeReps), WorkgroupRangeBytes: probeSlice},
+				{Object: 2, Class: suv.Unknown},
+				{Object: 3, Class: suv.Iterative, Accesses: float64(probeSpan / 4),
+					Iter: suv.Iteration{Index: it, Count: probeIters, StrideBytes: probeSpan, SpanBytes: probeSpan}},
+			}
+		}
+		ks = append(ks, k)
+	}
+	return ks, nil
+}
+
+// suvSmall is the probe's machine: 2 CUs, so that 80 workgroups of the
+// 256 are resident at once and "temporal" is Temporal; the density
+// threshold is 1 so that its 2 accesses per byte earn a pool.
+func suvSmall(gpus int, mode string) Config {
+	c := small(gpus)
+	c.GPU.CUs = 2
+	c.Oversubscribe = 1.5
+	c.UVM.Adaptive = mode
+	c.UVM.SUV.DensityThreshold = 1
+	return c
+}
+
+func probeRun(t *testing.T, gpus int, mode string) *Result {
+	t.Helper()
+	return mustRun(t, Options{Workload: "suv-probe", Policy: "on-touch", Config: suvSmall(gpus, mode), workload: suvProbe{}})
+}
+
+// SUV carries out every kind of placement on the probe and keeps every
+// read coherent (the checker is on).
+func TestSUVPlacesEveryClass(t *testing.T) {
+	for _, gpus := range []int{1, 2} {
+		r := probeRun(t, gpus, uvm.AdaptiveSUV)
+		st := r.PolicyStats
+		for _, k := range []string{"suv_pinned_hbm_pages", "suv_pinned_host_pages", "suv_pooled_pages", "suv_counted_pages", "suv_prefetched_pages", "suv_iteration_evicted_pages", "suv_ac_migrations"} {
+			if st[k] == 0 && (gpus == 1 || k != "suv_pooled_pages") { // on 2 GPUs each holds 128 workgroups: too few for Temporal
+				t.Errorf("%d GPUs: %s is 0: %v", gpus, k, st)
+			}
+		}
+		if st["suv_launches"] != probeIters {
+			t.Errorf("%d GPUs: %v launches planned, want %d", gpus, st["suv_launches"], probeIters)
+		}
+		if r.Totals.HostLines == 0 {
+			t.Errorf("%d GPUs: nothing was read from the host, though chase and the rest of dense stay there", gpus)
+		}
+	}
+}
+
+// Pinned, host-mapped, counted and prefetched pages do not fault: with
+// the Temporal structure pinned on the host too (density threshold 100),
+// the only faults left are accesses that raced a remapping and needed no
+// more than the PTE again. The stock driver faults on every first touch
+// and every refetch.
+func TestSUVPlacedPagesDoNotFault(t *testing.T) {
+	base := probeRun(t, 1, uvm.AdaptiveNone)
+	c := suvSmall(1, uvm.AdaptiveSUV)
+	c.UVM.SUV.DensityThreshold = 100
+	r := mustRun(t, Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}})
+	if r.PolicyStats["suv_pooled_pages"] != 0 {
+		t.Fatalf("temporal still has a pool: %v", r.PolicyStats)
+	}
+	if r.Totals.PageFaults*100 > base.Totals.PageFaults {
+		t.Errorf("SUV faulted %d times, the stock driver %d: placed pages fault", r.Totals.PageFaults, base.Totals.PageFaults)
+	}
+}
+
+// SC pins whole structures by access count and leaves the rest on the
+// host; it never reserves pools, counts or prefetches.
+func TestSCPlacesWholeStructures(t *testing.T) {
+	r := probeRun(t, 1, uvm.AdaptiveSC)
+	st := r.PolicyStats
+	if st["suv_pinned_hbm_pages"] == 0 || st["suv_pinned_host_pages"] == 0 {
+		t.Errorf("SC pinned nothing on one side: %v", st)
+	}
+	for _, k := range []string{"suv_pooled_pages", "suv_counted_pages", "suv_prefetched_pages"} {
+		if st[k] != 0 {
+			t.Errorf("SC %s = %v, want 0", k, st[k])
+		}
+	}
+}
+
+// The same seed gives byte-identical results under SUV.
+func TestSUVDeterministic(t *testing.T) {
+	o := Options{Workload: "suv-probe", Policy: "on-touch", Config: suvSmall(2, uvm.AdaptiveSUV), workload: suvProbe{}, Seed: 3}
+	a, b := resultJSON(t, o), resultJSON(t, o)
+	if string(a) != string(b) {
+		t.Fatal("two SUV runs with one seed differ")
+	}
+}
+
+// Bad SUV input is refused before the run, naming what is wrong.
+func TestSUVBadInput(t *testing.T) {
+	c := suvSmall(1, uvm.AdaptiveSUV)
+	_, err := Build(Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{noHints: true}})
+	if err == nil || !strings.Contains(err.Error(), "declares none") {
+		t.Errorf("a workload without hints: %v", err)
+	}
+	_, err = Build(Options{Workload: "suv-probe", Policy: "access-counter", Config: c, workload: suvProbe{}})
+	if err == nil || !strings.Contains(err.Error(), "on-touch") {
+		t.Errorf("SUV under access-counter: %v", err)
+	}
+	c.UVM.SUV.DensityThreshold = 0
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "uvm.suv.density_threshold") {
+		t.Errorf("density threshold 0: %v", err)
+	}
+}

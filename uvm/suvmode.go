@@ -1,0 +1,520 @@
+package uvm
+
+import (
+	"fmt"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/mgpu-sim/mgpu/eviction"
+	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/suv"
+	"github.com/mgpu-sim/mgpu/units"
+	"github.com/mgpu-sim/mgpu/uvmproto"
+)
+
+// SUVLaunch is what SUV-Mgmt needs of one kernel launch: the launch's
+// argument objects and the hints its workload declares for them.
+type SUVLaunch struct {
+	// IDs, Objects and First are parallel: each argument's object ID, its
+	// name and size, and its first page.
+	IDs     []int
+	Objects []suv.Object
+	First   []uint64
+	Hints   suv.Hints
+}
+
+// How SUV-Mgmt has placed a page, per GPU (suvMode.mode).
+const (
+	suvFree uint8 = iota // the driver's default: faults migrate, LRM evicts
+	suvHBM               // pinned in this GPU's HBM (suvPinOnGPU, or an iteration's prefetch)
+	suvHost              // pinned on the host, mapped remotely (suvPinOnHost)
+	suvPool              // migrates on demand into its structure's pool (Temporal)
+	suvAC                // remote until its counter fires, then into its pool (Unknown)
+)
+
+// suvMode adapts SUV-Mgmt (package suv) to the driver. At every launch it
+// plans each GPU's HBM (suv.PlanLaunch, or PlanSC for the SC baseline) and
+// carries the plan out as one driver call, a batch of its own that the
+// launch waits for. Between launches it keeps the plan: faults on pinned
+// pages map them rather than move them, pools evict only their own
+// pages, access-counter notifications migrate only Unknown structures,
+// and the driver's eviction never takes a pinned or pooled page.
+type suvMode struct {
+	s    *Service
+	cfg  suv.Config
+	sc   bool
+	page uint64
+	// hbm is the HBM each GPU gives the application, in bytes: its
+	// capacity (oversubscription holds the rest back, as cudaMalloc does
+	// in the paper).
+	hbm   int64
+	mode  [][]uint8
+	pools []map[int]*suv.QuotaPool
+	// placed lists, per GPU, the objects whose pages have a mode, with
+	// their page range, so that a launch can release the ones it does not
+	// hint.
+	placed []map[int]span
+	// loops are the Iterative structures whose host loop is still running,
+	// by object ID, with the HBM their window holds: a launch that does not
+	// pass them (another kernel of the loop body) keeps their window and
+	// plans from the HBM left.
+	loops map[int]loop
+	// inner is the driver's eviction policy for unplanned pages (nil
+	// without a capacity limit).
+	inner   eviction.Policy
+	victims []uint64
+	stats   SUVStats
+}
+
+type span struct{ first, pages uint64 }
+
+type loop struct {
+	bytes int64
+	done  bool // the last iteration has been planned
+}
+
+// SUVStats are the driver's counts of SUV-Mgmt's actions.
+type SUVStats struct {
+	Launches uint64
+	// Pages given each treatment, summed over launches and GPUs.
+	PinnedHBM, PinnedHost, Pooled, Counted, Prefetched, IterEvicted uint64
+	// PoolEvictions are pages a pool evicted to stay within its quota;
+	// ACMigrations pages an Unknown structure's counters moved in;
+	// ACIgnored the notified pages outside every Unknown structure.
+	PoolEvictions, ACMigrations, ACIgnored uint64
+	// PeerMapped are pinned pages another GPU had pinned first, mapped to
+	// it instead of moved.
+	PeerMapped uint64
+}
+
+func (s *Service) buildSUV(b Builder) error {
+	c := b.cfg.SUV.ForPageSize(units.Bytes(b.pageSize))
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if s.hw != nil {
+		return fmt.Errorf("uvm.adaptive=%s plans for the driver's software fault handling: set uvm.fault_handling=software", b.cfg.Adaptive)
+	}
+	if b.policy != "on-touch" {
+		return fmt.Errorf("uvm.adaptive=%s extends on-touch migration (SUV's UVM baseline): use --policy on-touch, not %s", b.cfg.Adaptive, b.policy)
+	}
+	if !s.objects {
+		return fmt.Errorf("uvm.adaptive=%s needs the driver to know each page's object (WithObjectLookup)", b.cfg.Adaptive)
+	}
+	m := &suvMode{s: s, cfg: c, sc: b.cfg.Adaptive == AdaptiveSC, page: b.pageSize,
+		hbm: int64(b.capacity) * int64(b.pageSize), loops: map[int]loop{}}
+	if b.capacity <= 0 {
+		return fmt.Errorf("uvm.adaptive=%s plans a GPU's HBM: the driver needs its capacity (WithCapacity)", b.cfg.Adaptive)
+	}
+	for g := 0; g < len(s.counters); g++ {
+		m.mode = append(m.mode, make([]uint8, b.pages))
+		m.pools = append(m.pools, map[int]*suv.QuotaPool{})
+		m.placed = append(m.placed, map[int]span{})
+	}
+	s.suv = m
+	return nil
+}
+
+// SUVStats are SUV-Mgmt's counts (ok is false without it).
+func (s *Service) SUVStats() (st SUVStats, ok bool) {
+	if s.suv == nil {
+		return st, false
+	}
+	return s.suv.stats, true
+}
+
+// Place queues launch l's placement: a driver call that costs the fixed
+// service latency and then moves and maps pages in the usual waves. The
+// launch may start when Ready reports Placed.
+func (s *Service) Place(now sim.VTimeInSec, l SUVLaunch) error {
+	if s.suv == nil {
+		return fmt.Errorf("uvm: a launch placement without uvm.adaptive=suv or sc")
+	}
+	if len(l.IDs) != len(l.Objects) || len(l.First) != len(l.Objects) {
+		return fmt.Errorf("uvm: SUV launch with %d IDs, %d objects, %d first pages", len(l.IDs), len(l.Objects), len(l.First))
+	}
+	s.enqueue(now, pendingBatch{gpu: -1, place: &l})
+	return nil
+}
+
+// launch plans every GPU's HBM for l and carries the plans out.
+func (m *suvMode) launch(l *SUVLaunch, invals [][]uvmproto.Inval) error {
+	m.stats.Launches++
+	at := make(map[string]int, len(l.Objects))
+	for i, o := range l.Objects {
+		at[o.Name] = i
+	}
+	hinted := make(map[int]bool, len(l.Hints))
+	for _, h := range l.Hints {
+		hinted[l.IDs[at[h.Object]]] = true
+	}
+	avail := m.hbm
+	for id, lp := range m.loops {
+		if hinted[id] || lp.done {
+			delete(m.loops, id)
+			continue
+		}
+		avail -= lp.bytes
+	}
+	plan, err := m.plan(max(avail, 0), l)
+	if err != nil {
+		return err
+	}
+	if err := plan.Verify(); err != nil {
+		return err
+	}
+	for g := range m.mode { // every GPU has the same HBM, so the same plan
+		m.release(g, hinted)
+		m.dropPools(g, l, plan, at)
+		for _, a := range plan.Actions {
+			i := at[a.Object]
+			m.act(g, a, l.IDs[i], span{l.First[i], pagesOf(l.Objects[i].Bytes, m.page)}, invals)
+		}
+	}
+	for _, pl := range plan.Placements {
+		if pl.Class != suv.Iterative || pl.HBMBytes == 0 {
+			continue
+		}
+		i := at[pl.Object]
+		it := l.Hints[hintOf(l.Hints, pl.Object)].Iter
+		m.loops[l.IDs[i]] = loop{bytes: pl.HBMBytes, done: it.Index == it.Count-1}
+	}
+	return nil
+}
+
+func hintOf(hs suv.Hints, object string) int {
+	for i, h := range hs {
+		if h.Object == object {
+			return i
+		}
+	}
+	return -1
+}
+
+func (m *suvMode) plan(avail int64, l *SUVLaunch) (suv.Plan, error) {
+	if m.sc {
+		return suv.PlanSC(m.cfg, avail, l.Objects, l.Hints)
+	}
+	return suv.PlanLaunch(m.cfg, avail, l.Objects, l.Hints)
+}
+
+func pagesOf(bytes int64, page uint64) uint64 { return (uint64(bytes) + page - 1) / page }
+
+// release gives up the HBM of every object placed on g that the launch
+// does not hint, except a running host loop's window: Algorithm 1 plans
+// each launch's structures from the HBM, so what earlier launches pinned
+// or reserved becomes ordinary evictable memory. Host pins keep their
+// mapping, as SetAccessedBy does.
+func (m *suvMode) release(g int, hinted map[int]bool) {
+	for id, sp := range m.placed[g] {
+		if _, running := m.loops[id]; hinted[id] || running {
+			continue
+		}
+		for p := sp.first; p < sp.first+sp.pages; p++ {
+			if m.mode[g][p] != suvHost {
+				m.mode[g][p] = suvFree
+			}
+		}
+		delete(m.pools[g], id)
+		delete(m.placed[g], id)
+	}
+}
+
+// dropPools deletes the pools of hinted objects the plan no longer gives
+// one; their pages' modes are rewritten by the plan's actions.
+func (m *suvMode) dropPools(g int, l *SUVLaunch, plan suv.Plan, at map[string]int) {
+	pooled := map[int]bool{}
+	for _, a := range plan.Actions {
+		if a.Kind == suv.OnDemand || a.Kind == suv.EnableAC {
+			pooled[l.IDs[at[a.Object]]] = true
+		}
+	}
+	for _, h := range l.Hints {
+		if id := l.IDs[at[h.Object]]; !pooled[id] {
+			delete(m.pools[g], id)
+		}
+	}
+}
+
+// act carries out one action on g for object id, whose pages are obj.
+func (m *suvMode) act(g int, a suv.Action, id int, obj span, invals [][]uvmproto.Inval) {
+	first := obj.first + uint64(a.Range.Off)/m.page
+	end := min(obj.first+obj.pages, obj.first+(uint64(a.Range.Off+a.Range.Len)+m.page-1)/m.page)
+	m.placed[g][id] = obj
+	var pool *suv.QuotaPool
+	if a.Kind == suv.OnDemand || a.Kind == suv.EnableAC {
+		pool = m.pool(g, id, obj, uint64(a.Quota)/m.page)
+	}
+	for p := first; p < end; p++ {
+		switch a.Kind {
+		case suv.PinHBM, suv.Prefetch:
+			m.setMode(g, p, suvHBM)
+			m.fetch(g, p, invals)
+			if a.Kind == suv.Prefetch {
+				m.stats.Prefetched++
+			} else {
+				m.stats.PinnedHBM++
+			}
+		case suv.PinHost, suv.Evict:
+			m.setMode(g, p, suvHost)
+			m.toHost(g, p, invals)
+			if a.Kind == suv.Evict {
+				m.stats.IterEvicted++
+			} else {
+				m.stats.PinnedHost++
+			}
+		case suv.OnDemand:
+			m.setMode(g, p, suvPool)
+			m.stats.Pooled++
+			if m.resident(g, p) {
+				if !pool.Holds(p) {
+					_ = pool.Place(p) // p is the pool's structure's page
+				}
+			} else {
+				m.unmapRemote(g, p, invals) // SUV unsets the host pin: the next access faults
+			}
+		case suv.EnableAC:
+			m.setMode(g, p, suvAC)
+			m.stats.Counted++
+			if m.resident(g, p) {
+				if !pool.Holds(p) {
+					_ = pool.Place(p)
+				}
+			} else {
+				m.mapHost(g, p, invals)
+			}
+		}
+	}
+}
+
+// pool returns g's pool for object id, made or resized to quota pages.
+func (m *suvMode) pool(g, id int, obj span, quota uint64) *suv.QuotaPool {
+	q, ok := m.pools[g][id]
+	if !ok {
+		var err error
+		q, err = suv.NewQuotaPool(fmt.Sprint(id), obj.first, obj.pages, quota)
+		if err != nil {
+			panic(err) // an object's page count is positive and bounded by the table
+		}
+		m.pools[g][id] = q
+	}
+	q.SetQuota(quota)
+	return q
+}
+
+// setMode changes p's mode on g; leaving a pool takes it out of the pool.
+func (m *suvMode) setMode(g int, p uint64, mode uint8) {
+	if old := m.mode[g][p]; (old == suvPool || old == suvAC) && mode != old {
+		if q := m.poolOf(g, p); q != nil {
+			q.Removed(p)
+		}
+	}
+	m.mode[g][p] = mode
+}
+
+func (m *suvMode) poolOf(g int, p uint64) *suv.QuotaPool {
+	return m.pools[g][m.s.objectOf(p*m.page)]
+}
+
+func (m *suvMode) resident(g int, p uint64) bool {
+	return m.s.table.Page(p).Copies&(1<<uint(g)) != 0
+}
+
+// fetch brings p to g and pins it there, or, when another GPU pinned it
+// first, maps it there: two GPUs pinning one structure share its copy
+// rather than pass it back and forth.
+func (m *suvMode) fetch(g int, p uint64, invals [][]uvmproto.Inval) {
+	if m.resident(g, p) {
+		return
+	}
+	s := m.s
+	pg := s.table.Page(p)
+	d := pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}
+	if h := pg.Owner; h != Host && m.mode[h][p] == suvHBM {
+		if pg.Remote&(1<<uint(g)) != 0 {
+			return
+		}
+		d.Action = pagepolicy.MapRemote
+		m.stats.PeerMapped++
+	}
+	m.resolve(g, p, d, uvmproto.CauseHost, invals)
+}
+
+// toHost evicts g's copy of p and maps the host copy on g.
+func (m *suvMode) toHost(g int, p uint64, invals [][]uvmproto.Inval) {
+	s := m.s
+	if m.resident(g, p) {
+		plan := s.clearScratch()
+		s.table.Evict(g, p, plan)
+		s.counters[g].Evictions++
+		s.collect(g, plan, uvmproto.CauseHost, invals)
+	}
+	m.mapHost(g, p, invals)
+}
+
+// mapHost maps p remotely on g when the host holds it and g does not map
+// it yet (zero-copy over PCIe, no fault).
+func (m *suvMode) mapHost(g int, p uint64, invals [][]uvmproto.Inval) {
+	pg := m.s.table.Page(p)
+	if pg.Owner != Host || pg.Remote&(1<<uint(g)) != 0 {
+		return
+	}
+	m.resolve(g, p, pagepolicy.Decision{Action: pagepolicy.MapRemote, HostRemote: true, Bits: pg.Bits}, uvmproto.CauseRemote, invals)
+}
+
+func (m *suvMode) unmapRemote(g int, p uint64, invals [][]uvmproto.Inval) {
+	plan := m.s.clearScratch()
+	m.s.table.Unmap(g, p, plan)
+	m.s.collect(g, plan, uvmproto.CauseHost, invals)
+}
+
+func (m *suvMode) resolve(g int, p uint64, d pagepolicy.Decision, cause uvmproto.Cause, invals [][]uvmproto.Inval) {
+	plan := m.s.clearScratch()
+	m.s.table.Resolve(g, p, false, d, plan)
+	m.s.collect(g, plan, cause, invals)
+}
+
+// counted reports whether a counter notification of p from g may migrate
+// it: only an Unknown structure's pages (suvSetNoMigrateRegion elsewhere).
+func (m *suvMode) counted(g int, p uint64, pg pagepolicy.Page) bool {
+	if m.mode[g][p] == suvAC {
+		if pg.Copies&(1<<uint(g)) == 0 {
+			m.stats.ACMigrations++
+		}
+		return true
+	}
+	m.stats.ACIgnored++
+	return false
+}
+
+// prefetchable: the tree prefetcher may bring p to g unless SUV keeps it
+// on the host.
+func (m *suvMode) prefetchable(g int, p uint64) bool {
+	md := m.mode[g][p]
+	return md != suvHost && md != suvAC
+}
+
+// trim evicts what each pool holds beyond its quota, oldest migrated
+// first, sparing the pages the batch is placing (pinned); an Unknown
+// structure's evicted pages are mapped on the host again.
+func (m *suvMode) trim(pinned func(uint64) bool, batch int, invals [][]uvmproto.Inval) {
+	s := m.s
+	for g, pools := range m.pools {
+		for _, q := range pools {
+			over := q.Over()
+			if over == 0 {
+				continue
+			}
+			m.victims = q.Victims(over+batch, m.victims[:0])
+			for _, v := range m.victims {
+				if over == 0 {
+					break
+				}
+				if pinned(v) {
+					continue
+				}
+				plan := s.clearScratch()
+				s.table.Evict(g, v, plan)
+				s.counters[g].Evictions++
+				s.collect(g, plan, uvmproto.CauseHost, invals)
+				m.stats.PoolEvictions++
+				over--
+				if m.mode[g][v] == suvAC {
+					m.mapHost(g, v, invals)
+				}
+			}
+		}
+	}
+}
+
+// held: the driver's eviction must not take p from g.
+func (m *suvMode) held(g int, p uint64) bool {
+	md := m.mode[g][p]
+	return md == suvHBM || md == suvPool || md == suvAC
+}
+
+// Placed and Removed keep the pools and the driver's eviction policy told
+// of residency changes.
+func (m *suvMode) Placed(g int, p uint64) {
+	if m.inner != nil {
+		m.inner.Placed(g, p)
+	}
+	if md := m.mode[g][p]; md == suvPool || md == suvAC {
+		if q := m.poolOf(g, p); q != nil {
+			_ = q.Place(p)
+		}
+	}
+}
+
+func (m *suvMode) Removed(g int, p uint64) {
+	if m.inner != nil {
+		m.inner.Removed(g, p)
+	}
+	if md := m.mode[g][p]; md == suvPool || md == suvAC {
+		if q := m.poolOf(g, p); q != nil {
+			q.Removed(p)
+		}
+	}
+}
+
+// Victims asks the driver's policy for victims among the pages SUV does
+// not hold.
+func (m *suvMode) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []uint64 {
+	return m.inner.Victims(g, n, func(p uint64) bool { return pinned(p) || m.held(g, p) }, dst)
+}
+
+// suvPolicy answers faults on pages SUV placed: a host-pinned or counted
+// page is mapped remotely, a pinned page comes back to its GPU (or is
+// mapped to it when another GPU pinned it first); everything else is the
+// driver's on-touch migration.
+type suvPolicy struct {
+	pagepolicy.Policy
+	m *suvMode
+}
+
+func (w suvPolicy) Decide(f pagepolicy.Fault, pg pagepolicy.Page) pagepolicy.Decision {
+	switch w.m.mode[f.GPU][f.Page] {
+	case suvHost, suvAC:
+		return pagepolicy.Decision{Action: pagepolicy.MapRemote, HostRemote: true, Bits: pg.Bits}
+	case suvHBM:
+		if h := pg.Owner; h != Host && h != f.GPU && w.m.mode[h][f.Page] == suvHBM {
+			return pagepolicy.Decision{Action: pagepolicy.MapRemote, Bits: pg.Bits}
+		}
+		return pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}
+	}
+	return w.Policy.Decide(f, pg)
+}
+
+// wrapSUV puts SUV-Mgmt between the page table and the driver's eviction
+// policy, which then sees only the pages SUV does not hold.
+func (s *Service) wrapSUV() error {
+	m := s.suv
+	if m == nil {
+		return nil
+	}
+	if s.evictor != nil {
+		if _, ok := s.evictor.(eviction.Toucher); ok {
+			return fmt.Errorf("uvm.adaptive=%s keeps an eviction policy that needs no access stream for the pages it does not plan (lrm-2mb, SUV's UVM baseline): uvm.eviction=%s needs every access", s.cfg.Adaptive, s.cfg.Eviction)
+		}
+		m.inner, s.evictor = s.evictor, m
+	}
+	s.table.Observe(m)
+	if s.pinned == nil {
+		s.pinned = make([]uint64, s.table.Len())
+	}
+	return nil
+}
+
+// SUVStatsMap are SUV-Mgmt's counts as suv_* result entries (ok is false
+// without it).
+func (s *Service) SUVStatsMap() (map[string]uint64, bool) {
+	st, ok := s.SUVStats()
+	if !ok {
+		return nil, false
+	}
+	return map[string]uint64{"suv_launches": st.Launches, "suv_pinned_hbm_pages": st.PinnedHBM,
+		"suv_pinned_host_pages": st.PinnedHost, "suv_pooled_pages": st.Pooled, "suv_counted_pages": st.Counted,
+		"suv_prefetched_pages": st.Prefetched, "suv_iteration_evicted_pages": st.IterEvicted,
+		"suv_pool_evictions": st.PoolEvictions, "suv_ac_migrations": st.ACMigrations, "suv_ac_ignored": st.ACIgnored,
+		"suv_peer_mapped_pages": st.PeerMapped}, true
+}
