@@ -244,7 +244,7 @@ func All() []Figure {
 			Series: speedups(ot4, sel("grit", 4, "policy.grit_threshold", "2"), sel("grit", 4, "policy.grit_threshold", "4"),
 				sel("grit", 4, "policy.grit_threshold", "8"), sel("grit", 4, "policy.grit_threshold", "16"))},
 	}
-	return append(append(append(figs, fidelityAblation()), oversubFigures()...), observFigures()...)
+	return append(append(append(append(figs, fidelityAblation()), oversubFigures()...), observFigures()...), suvFigures()...)
 }
 
 // AblationSteps are the cost-model levers of the fidelity work (issue 13),

@@ -1,0 +1,182 @@
+package figures
+
+import (
+	"strconv"
+
+	"github.com/mgpu-sim/mgpu/plots"
+	"github.com/mgpu-sim/mgpu/sweep"
+)
+
+// SUVWorkloads are SUV's Table I applications, in its order (digest B4):
+// 2DC, AN, BFS, BCG, BTR, DTG, FDT, FW, GMM, GRM, HEL, MM, MVT, SN, XSB.
+var SUVWorkloads = []string{"2dconv", "alexnet", "rbfs", "bicgstab", "btree", "doitgen", "fdtd2d", "floyd-warshall",
+	"gmm", "gramschmidt", "hellinger", "mm-tiled", "mvt", "squeezenet", "xsbench"}
+
+// suvTypes are Table I's types, reduced to the one that sets each
+// application's treatment (iterative, unknown and temporal before the
+// density every application has), for the figures' group rows.
+var suvTypes = map[string]string{"doitgen": "iterative", "floyd-warshall": "iterative", "gramschmidt": "iterative",
+	"rbfs": "unknown", "btree": "unknown", "xsbench": "unknown",
+	"alexnet": "temporal", "gmm": "temporal", "hellinger": "temporal", "mm-tiled": "temporal", "squeezenet": "temporal",
+	"2dconv": "density", "bicgstab": "density", "fdtd2d": "density", "mvt": "density"}
+
+func suvTypeRows(t plots.Table) plots.Table {
+	return groupRows(t, func(app string) string { return suvTypes[app] }, []string{"iterative", "unknown", "temporal", "density"})
+}
+
+// SUV's oversubscription levels (§VI-A: footprint over the HBM left after
+// a cudaMalloc reservation, the existing --oversubscribe), and 0%: all
+// of the GPU's memory.
+const (
+	over115 = "1.15"
+	over130 = "1.3"
+)
+
+var suvLevels = []string{over100, over115, over130, over150}
+
+func suvLevelLabel(o string) string {
+	switch o {
+	case over100:
+		return "0%"
+	case over115:
+		return "15%"
+	case over130:
+		return "30%"
+	case over150:
+		return "50%"
+	}
+	return o
+}
+
+// suvBase is SUV's machine and its UVM: one RTX 3090 (the ObservUVM
+// testbed, digest cross-paper notes), the driver's tree prefetcher at 51
+// and LRM eviction (§VI-B "UVM").
+func suvBase(over string) []string {
+	return join(rtx3090, []string{"oversubscribe", over, "uvm.prefetch.policy", "tbn", "uvm.prefetch.threshold", "51"})
+}
+
+// suvRun is SUV-Mgmt (mode suv) or the SC baseline (mode sc) over suvBase.
+func suvRun(mode, over string, extra ...string) []string {
+	return join(suvBase(over), []string{"uvm.adaptive", mode}, extra)
+}
+
+// suvAC is the AC baseline: NVIDIA's access-counter migration, 256
+// accesses over 2 MB regions, served remotely until then (§VI-B "AC").
+func suvAC(over string) []string {
+	return join(suvBase(over), []string{"policy.ac_threshold", "256", "policy.ac_group", "2MB",
+		"policy.ac_migrate", "group", "policy.ac_host", "remote"})
+}
+
+func suvSel(kv []string) Selector   { return sel(oversubPolicy, 1, kv...) }
+func suvACSel(over string) Selector { return sel("access-counter", 1, suvAC(over)...) }
+
+func suvSpec(w []string, kv []string) sweep.Spec {
+	return spec(w, []string{oversubPolicy}, []int{1}, "", fixed(kv))
+}
+
+// suvFig5 is SUV Fig. 5: runtime of UVM and SUV at 0, 15, 30 and 50%,
+// over UVM's at 0% (lower is better).
+func suvFig5() Figure {
+	base := suvSel(suvBase(over100))
+	var series []Series
+	var specs []func(w []string) sweep.Spec
+	for _, cfg := range []struct {
+		label string
+		kv    func(over string) []string
+	}{{"UVM", suvBase}, {"SUV", func(o string) []string { return suvRun("suv", o) }}} {
+		for _, o := range suvLevels {
+			kv := cfg.kv(o)
+			series = append(series, Series{Label: cfg.label + " @" + suvLevelLabel(o), Run: suvSel(kv), Base: base, Metric: Slowdown})
+			specs = append(specs, func(w []string) sweep.Spec { return suvSpec(w, kv) })
+		}
+	}
+	return Figure{Name: "suv-fig5", Title: "SUV Fig. 5: runtime of UVM and SUV at 0-50% oversubscription, over UVM at 0% (RTX 3090)",
+		YLabel: "time over UVM at 0%", Workloads: SUVWorkloads, Series: series, Summary: suvTypeRows,
+		Specs: func(w []string) []sweep.Spec {
+			var out []sweep.Spec
+			for _, s := range specs {
+				out = append(out, s(w))
+			}
+			return out
+		}}
+}
+
+// suvFig6 is SUV Fig. 6: SUV's page faults over UVM's at 50%.
+func suvFig6() Figure {
+	return Figure{Name: "suv-fig6", Title: "SUV Fig. 6: page faults of SUV over UVM at 50% oversubscription",
+		YLabel: "faults over UVM", Workloads: SUVWorkloads, Summary: suvTypeRows,
+		Series: []Series{{Label: "SUV", Run: suvSel(suvRun("suv", over150)), Base: suvSel(suvBase(over150)), Metric: Faults}},
+		Specs: func(w []string) []sweep.Spec {
+			return []sweep.Spec{suvSpec(w, suvBase(over150)), suvSpec(w, suvRun("suv", over150))}
+		}}
+}
+
+// suvCompare are the runs of Figs. 7 and 8: SUV, SC and AC at 50%.
+func suvCompare(w []string) []sweep.Spec {
+	ac := spec(w, []string{"access-counter"}, []int{1}, "", fixed(suvAC(over150)))
+	return []sweep.Spec{suvSpec(w, suvRun("suv", over150)), suvSpec(w, suvRun("sc", over150)), ac}
+}
+
+// suvFig7 is SUV Fig. 7: SC's and AC's runtime over SUV's at 50% (the
+// paper normalises to SUV: above 1, SUV is faster).
+func suvFig7() Figure {
+	s := suvSel(suvRun("suv", over150))
+	return Figure{Name: "suv-fig7", Title: "SUV Fig. 7: runtime of SC and AC over SUV at 50% oversubscription",
+		YLabel: "time over SUV", Workloads: SUVWorkloads, Summary: suvTypeRows, Specs: suvCompare,
+		Series: []Series{
+			{Label: "SC", Run: suvSel(suvRun("sc", over150)), Base: s, Metric: Slowdown},
+			{Label: "AC", Run: suvACSel(over150), Base: s, Metric: Slowdown},
+		}}
+}
+
+// suvFig8 is SUV Fig. 8: bytes over PCIe (both directions, migrations and
+// remote accesses) of SUV over SC's and over AC's, at 50%.
+func suvFig8() Figure {
+	s := suvSel(suvRun("suv", over150))
+	return Figure{Name: "suv-fig8", Title: "SUV Fig. 8: PCIe bytes of SUV over SC and over AC at 50% oversubscription",
+		YLabel: "SUV's PCIe bytes over the baseline's", Workloads: SUVWorkloads, Summary: suvTypeRows, Specs: suvCompare,
+		Series: []Series{
+			{Label: "SUV/SC", Run: s, Base: suvSel(suvRun("sc", over150)), Metric: PCIeBytes},
+			{Label: "SUV/AC", Run: s, Base: suvACSel(over150), Metric: PCIeBytes},
+		}}
+}
+
+// suvFig9 is SUV Fig. 9: SUV's speedup over UVM with no oversubscription.
+func suvFig9() Figure {
+	return Figure{Name: "suv-fig9", Title: "SUV Fig. 9: speedup of SUV over UVM with no oversubscription",
+		YLabel: "speedup over UVM", Workloads: SUVWorkloads, Summary: suvTypeRows,
+		Series: []Series{{Label: "SUV", Run: suvSel(suvRun("suv", over100)), Base: suvSel(suvBase(over100)), Metric: Speedup}},
+		Specs: func(w []string) []sweep.Spec {
+			return []sweep.Spec{suvSpec(w, suvBase(over100)), suvSpec(w, suvRun("suv", over100))}
+		}}
+}
+
+// SUVDensityThresholds is the sweep of Temporal's density threshold
+// (footnote 4 fixes 5 by a microbenchmark; the paper does not sweep it).
+var SUVDensityThresholds = []float64{1, 2.5, 5, 10, 20}
+
+// suvDensity is the density-threshold sweep at 50%: SUV's speedup at
+// each threshold over SUV at 5.
+func suvDensity() Figure {
+	at := func(d float64) []string {
+		return suvRun("suv", over150, "uvm.suv.density_threshold", strconv.FormatFloat(d, 'g', -1, 64))
+	}
+	base := suvSel(at(5))
+	var series []Series
+	var values []string
+	for _, d := range SUVDensityThresholds {
+		series = append(series, Series{Label: "threshold " + strconv.FormatFloat(d, 'g', -1, 64), Run: suvSel(at(d)), Base: base, Metric: Speedup})
+		values = append(values, strconv.FormatFloat(d, 'g', -1, 64))
+	}
+	return Figure{Name: "suv-density", Title: "SUV density-threshold sweep at 50% oversubscription: speedup over the paper's 5",
+		YLabel: "speedup over threshold 5", Workloads: SUVWorkloads, Summary: suvTypeRows, Series: series,
+		Specs: func(w []string) []sweep.Spec {
+			return []sweep.Spec{spec(w, []string{oversubPolicy}, []int{1}, "",
+				withSweep(fixed(suvRun("suv", over150)), "uvm.suv.density_threshold", values...))}
+		}}
+}
+
+// suvFigures are SUV's figures.
+func suvFigures() []Figure {
+	return []Figure{suvFig5(), suvFig6(), suvFig7(), suvFig8(), suvFig9(), suvDensity()}
+}
