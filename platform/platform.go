@@ -19,6 +19,7 @@ import (
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/stats"
+	"github.com/mgpu-sim/mgpu/suv"
 	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvm"
 )
@@ -289,8 +290,14 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		driver: driver, alloc: s.alloc, launch: sim.VTimeInSec(c.KernelLaunchNs * 1e-9),
 		onLaunch: s.opts.Launches, cus: c.GPU.CUs, log: s.log}
 	if c.UVM.Adaptive == uvm.AdaptiveSUV || c.UVM.Adaptive == uvm.AdaptiveSC {
-		s.runner.suv = &suvHints{alloc: s.alloc, page: pageSize, gpus: n, cus: c.GPU.CUs, slots: c.GPU.WavefrontsPerCU,
+		h := &suvHints{alloc: s.alloc, page: pageSize, gpus: n, cus: c.GPU.CUs, slots: c.GPU.WavefrontsPerCU,
 			fraction: c.UVM.SUV.ConcurrentFraction}
+		if c.UVM.SUV.Hints == suv.HintsOracle {
+			if h.oracle, err = oracleHints(h, c.UVM.SUV.ForPageSize(c.PageSize), kernels); err != nil {
+				return fmt.Errorf("workload %s: suv oracle: %w", s.opts.Workload, err)
+			}
+		}
+		s.runner.suv = h
 	}
 	var obs observers
 	if c.Check {

@@ -104,7 +104,7 @@ func (r *runner) Handle(e sim.Event) error {
 	}
 	if r.suv != nil && !k.Barrier {
 		// The launch waits for SUV-Mgmt's placement, made before it.
-		return r.driver.Place(now, r.suv.launch(k), func(t sim.VTimeInSec) error { return r.dispatch(t, k) })
+		return r.driver.Place(now, r.suv.launch(r.idx, k), func(t sim.VTimeInSec) error { return r.dispatch(t, k) })
 	}
 	return r.dispatch(now, k)
 }

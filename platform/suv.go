@@ -24,17 +24,20 @@ type suvHints struct {
 	cus      int
 	slots    int // wavefront slots per CU
 	fraction float64
+	// oracle, when set, holds each kernel's measured hints, which replace
+	// the declared ones.
+	oracle [][]suv.Hint
 }
 
 // concurrent is SUV's concurrentTBs for k on one GPU: resident
 // workgroups per CU (its wavefront slots over the workgroup's wavefronts;
 // SUV: threads per SM over threads per TB) times the CUs.
-func (h suvHints) concurrent(k *benchmarks.Kernel) int {
+func (h *suvHints) concurrent(k *benchmarks.Kernel) int {
 	return h.slots / max(1, k.WavefrontsPerWorkgroup) * h.cus
 }
 
-// launch is the driver's view of launch k.
-func (h suvHints) launch(k *benchmarks.Kernel) uvm.SUVLaunch {
+// launch is the driver's view of launch k, kernel i of the run.
+func (h *suvHints) launch(i int, k *benchmarks.Kernel) uvm.SUVLaunch {
 	var l uvm.SUVLaunch
 	names := map[string]bool{}
 	name := map[int]string{}
@@ -48,6 +51,10 @@ func (h suvHints) launch(k *benchmarks.Kernel) uvm.SUVLaunch {
 		l.IDs = append(l.IDs, id)
 		l.Objects = append(l.Objects, suv.Object{Name: n, Bytes: int64(o.Size)})
 		l.First = append(l.First, o.FirstPage(h.page))
+	}
+	if h.oracle != nil {
+		l.Hints = h.oracle[i]
+		return l
 	}
 	conc := h.concurrent(k)
 	share := float64(k.Workgroups) / float64(h.gpus)

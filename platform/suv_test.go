@@ -181,3 +181,53 @@ func TestSUVBadInput(t *testing.T) {
 		t.Errorf("density threshold 0: %v", err)
 	}
 }
+
+// The oracle measures what the probe declares: the declared density (the
+// probe has no branches), the iteration span, and the same class for
+// every structure but "dense": its workgroups each stride over the whole
+// object, so interval arithmetic (what SUV computes, and the probe
+// declares) gives a working set of all of it, while neighbouring
+// workgroups in fact share pages and the measured window is smaller. The
+// measured window never exceeds the declared one. A run on the oracle's
+// hints is coherent.
+func TestSUVOracleMatchesDeclared(t *testing.T) {
+	c := suvSmall(1, uvm.AdaptiveSUV)
+	s, err := Build(Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.runner.suv
+	sc := c.UVM.SUV.ForPageSize(c.PageSize)
+	oracle, err := oracleHints(h, sc, s.runner.kernels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.runner.kernels {
+		k := &s.runner.kernels[i]
+		decl := h.launch(i, k)
+		if len(oracle[i]) != len(decl.Hints) {
+			t.Fatalf("launch %d: oracle %v, declared %v", i, oracle[i], decl.Hints)
+		}
+		for j, d := range decl.Hints {
+			o := oracle[i][j]
+			size := decl.Objects[j].Bytes
+			if o.Object != d.Object || o.WSSBytes > d.WSSBytes && d.WSSBytes > 0 {
+				t.Errorf("launch %d: oracle %+v, declared %+v", i, o, d)
+			}
+			if d.Object != "dense" && suv.Classify(sc, o, size) != suv.Classify(sc, d, size) {
+				t.Errorf("launch %d: oracle class %v, declared %v", i, suv.Classify(sc, o, size), suv.Classify(sc, d, size))
+			}
+			if d.Class != suv.Unknown && (o.Density < d.Density*0.99 || o.Density > d.Density*1.01) {
+				t.Errorf("launch %d %s: measured density %v, declared %v", i, d.Object, o.Density, d.Density)
+			}
+			if d.Class == suv.Iterative && o.Iter != d.Iter {
+				t.Errorf("launch %d %s: measured span %+v, declared %+v", i, d.Object, o.Iter, d.Iter)
+			}
+		}
+	}
+	c.UVM.SUV.Hints = suv.HintsOracle
+	r := mustRun(t, Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}})
+	if r.PolicyStats["suv_prefetched_pages"] == 0 || r.PolicyStats["suv_pooled_pages"] == 0 {
+		t.Errorf("oracle run placed no pool or prefetch: %v", r.PolicyStats)
+	}
+}

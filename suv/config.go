@@ -35,16 +35,26 @@ type Config struct {
 	// 256 accesses over 2 MB regions).
 	ACThreshold int         `yaml:"ac_threshold" doc:"accesses to a counter region before an Unknown structure's region migrates, 1..65535 (NVIDIA default, SUV §III-A: 256)"`
 	ACGroup     units.Bytes `yaml:"ac_group" doc:"access-counter region of Unknown structures: 64KB | 2MB | 16MB | 1GB (NVIDIA default, SUV §III-A: 2MB)"`
+	// Hints is where the simulator's hints come from: the workload's
+	// declarations (what the compiler passes derive) or a functional
+	// pre-run (Oracle, an upper bound).
+	Hints string `yaml:"hints" doc:"hint source: declared (the workload's, as SUV's compiler derives them) | oracle (measured by a functional pre-run: an upper bound, SUV never profiles)"`
 	// PageSize is the simulator's page: every range and reservation is
 	// aligned to it, so the invariants hold in pages. The driver sets it
 	// from page_size (ForPageSize); it is not a key.
 	PageSize units.Bytes `yaml:"-" json:"-"`
 }
 
+// Hint sources (Config.Hints).
+const (
+	HintsDeclared = "declared"
+	HintsOracle   = "oracle"
+)
+
 // DefaultConfig is the paper's setting over 4 KB pages.
 func DefaultConfig() Config {
 	return Config{DensityThreshold: 5, TemporalCutoff: 0.5, BatchBytes: 2 * units.MB,
-		ConcurrentFraction: 0.5, ACThreshold: 256, ACGroup: 2 * units.MB, PageSize: 4 * units.KB}
+		ConcurrentFraction: 0.5, ACThreshold: 256, ACGroup: 2 * units.MB, Hints: HintsDeclared, PageSize: 4 * units.KB}
 }
 
 // ForPageSize returns c aligned to pages of page bytes.
@@ -71,6 +81,9 @@ func (c Config) Validate() error {
 	case 64 * units.KB, 2 * units.MB, 16 * units.MB, units.GB:
 	default:
 		return fmt.Errorf("uvm.suv.ac_group %v: must be 64KB, 2MB, 16MB or 1GB (NVIDIA: 2MB)", c.ACGroup)
+	}
+	if c.Hints != HintsDeclared && c.Hints != HintsOracle {
+		return fmt.Errorf("uvm.suv.hints %q: must be %s or %s", c.Hints, HintsDeclared, HintsOracle)
 	}
 	if !c.PageSize.IsPowerOfTwo() || c.PageSize > units.TB {
 		return fmt.Errorf("suv page size %d bytes: must be a power of two up to 1TB", uint64(c.PageSize))
