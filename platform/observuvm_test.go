@@ -24,7 +24,8 @@ func observeConfig(gpus int, over float64, pol, shallow string) Config {
 // checker on: every eviction policy with the tree prefetcher (hotspot) and
 // without it (ra) on one GPU, and Tournament on two GPUs (hotspot, mm).
 // Samples leave for the host and come back, regions are evicted whole, and
-// every read still sees the latest write. Observing policies must set up
+// every read still sees the latest write; another GPU's fault maps a
+// sample rather than migrating it. Observing policies must set up
 // observations.
 func TestObservUVMCoherent(t *testing.T) {
 	type run struct {
@@ -53,6 +54,11 @@ func TestObservUVMCoherent(t *testing.T) {
 			}
 			if st["observuvm_samples_in"] > st["observuvm_samples_out"] || st["observuvm_hits"] > st["observuvm_observations"] {
 				t.Errorf("more back than out: %v", st)
+			}
+			// mm's GPUs share B: they meet each other's samples, which
+			// stay on the host, mapped, rather than migrate.
+			if c.w == "mm" && st["observuvm_peer_sample_maps"] == 0 {
+				t.Errorf("no GPU met another's sample: %v", st)
 			}
 		})
 	}

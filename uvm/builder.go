@@ -213,6 +213,9 @@ func (b Builder) BuildService() (*Service, error) {
 	if s.suv != nil {
 		s.policy = suvPolicy{p, s.suv}
 	}
+	if s.observe != nil {
+		s.policy = observePolicy{p, s.observe}
+	}
 	return s, nil
 }
 

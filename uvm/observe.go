@@ -46,6 +46,9 @@ type regionOf struct {
 type ObserveStats struct {
 	SamplesOut, SamplesIn, Releases, SamplePagesOut, SamplePagesIn uint64
 	RegionPrefetches, RegionPages                                  uint64
+	// PeerSampleMaps are faults of one GPU on another's armed sample,
+	// mapped remotely so that the sample stays on the host.
+	PeerSampleMaps uint64
 }
 
 func (s *Service) buildObserve(b Builder, pf prefetch.Config, gpus int) error {
@@ -177,8 +180,14 @@ func (o *observe) prefetched(g int, pages []uint64) {
 
 // notified tells the engine of one counter notification of g on page, a
 // remote access to host memory.
+// notified tells the engine of one notification of g's counters, labelled
+// by where the page lives (§VIII-A: host and peer notifications apart).
 func (o *observe) notified(g int, page uint64) {
-	o.acts = o.e.OnRemoteAccess(g, page, observuvm.HostSource(), o.acts)
+	src := observuvm.HostSource()
+	if h := o.s.table.Page(page).Owner; h != Host {
+		src = observuvm.PeerSource(h)
+	}
+	o.acts = o.e.OnRemoteAccess(g, page, src, o.acts)
 }
 
 // notifiedAll tells the engine of a counter batch's notifications: its
@@ -334,6 +343,34 @@ func allocations(b Builder) []observuvm.Range {
 // the host: the tree prefetcher must not bring them back.
 func (o *observe) isSample(g int, page uint64) bool { return o.e.Observer().IsSample(g, page) }
 
+// sampledElsewhere reports whether page is an armed sample of a GPU other
+// than g.
+func (o *observe) sampledElsewhere(g int, page uint64) bool {
+	for h := range o.resident {
+		if h != g && o.isSample(h, page) {
+			return true
+		}
+	}
+	return false
+}
+
+// observePolicy keeps other GPUs' samples where their observer needs them:
+// a fault on a host page that another GPU has armed as a sample maps it
+// remotely instead of migrating it, which would end the observation
+// unseen. Every other fault is the stock driver's.
+type observePolicy struct {
+	pagepolicy.Policy
+	o *observe
+}
+
+func (w observePolicy) Decide(f pagepolicy.Fault, pg pagepolicy.Page) pagepolicy.Decision {
+	if pg.Owner == Host && len(w.o.resident) > 1 && w.o.sampledElsewhere(f.GPU, f.Page) {
+		w.o.stats.PeerSampleMaps++
+		return pagepolicy.Decision{Action: pagepolicy.MapRemote, HostRemote: true, Bits: pg.Bits}
+	}
+	return w.Policy.Decide(f, pg)
+}
+
 // ObserveStats are ObservUVM's counts, summed over GPUs (ok is false
 // without it): the engine's, the observer's and the driver's.
 func (s *Service) ObserveStats() (map[string]uint64, bool) {
@@ -344,7 +381,7 @@ func (s *Service) ObserveStats() (map[string]uint64, bool) {
 	m := map[string]uint64{"observuvm_samples_out": o.stats.SamplesOut, "observuvm_samples_in": o.stats.SamplesIn,
 		"observuvm_releases": o.stats.Releases, "observuvm_sample_pages_out": o.stats.SamplePagesOut,
 		"observuvm_sample_pages_in": o.stats.SamplePagesIn, "observuvm_region_prefetches": o.stats.RegionPrefetches,
-		"observuvm_region_pages": o.stats.RegionPages}
+		"observuvm_region_pages": o.stats.RegionPages, "observuvm_peer_sample_maps": o.stats.PeerSampleMaps}
 	for g := range o.resident {
 		es, os := o.e.Stats(g), o.e.Observer().Stats(g)
 		for k, v := range map[string]uint64{"observuvm_notifications": es.Notifications, "observuvm_remote_accesses": es.RemoteAccesses,
