@@ -419,7 +419,11 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 	}
 	pinned := func(p uint64) bool { return s.pinned[p] == b.id }
 	if s.suv != nil {
-		s.suv.trim(pinned, len(b.faults)+len(b.pages)+len(b.prefetched), invals)
+		n := len(b.faults) + len(b.pages) + len(b.prefetched)
+		s.suv.trim(pinned, n, invals)
+		if s.check != nil {
+			s.failStep(s.suv.verify(b.place != nil, n))
+		}
 		if s.evictor == nil {
 			return
 		}

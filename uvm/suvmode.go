@@ -518,3 +518,36 @@ func (s *Service) SUVStatsMap() (map[string]uint64, bool) {
 		"suv_pool_evictions": st.PoolEvictions, "suv_ac_migrations": st.ACMigrations, "suv_ac_ignored": st.ACIgnored,
 		"suv_peer_mapped_pages": st.PeerMapped}, true
 }
+
+// verify checks, in the checking mode, what SUV-Mgmt promises after each
+// batch: every pool holds only resident pages of its own structure, within
+// its quota but for the pages the batch is still placing; and, after a
+// launch's placement, the pinned pages fit each GPU's HBM.
+func (m *suvMode) verify(launch bool, batch int) error {
+	for g, pools := range m.pools {
+		for id, q := range pools {
+			if over := q.Over(); over > batch {
+				return fmt.Errorf("uvm: suv pool of object %d on GPU %d holds %d pages, quota %d", id, g, q.Resident(), q.Quota())
+			}
+			sp := m.placed[g][id]
+			for p := sp.first; p < sp.first+sp.pages; p++ {
+				if q.Holds(p) && (!m.resident(g, p) || m.s.objectOf(p*m.page) != id) {
+					return fmt.Errorf("uvm: suv pool of object %d on GPU %d holds page %d, which is not its own resident page", id, g, p)
+				}
+			}
+		}
+		if !launch {
+			continue
+		}
+		pinned := int64(0)
+		for p, md := range m.mode[g] {
+			if md == suvHBM && m.resident(g, uint64(p)) {
+				pinned++
+			}
+		}
+		if pinned*int64(m.page) > m.hbm {
+			return fmt.Errorf("uvm: suv pinned %d pages on GPU %d, more than its %d bytes", pinned, g, m.hbm)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,66 @@
+package platform
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/observuvm"
+	"github.com/mgpu-sim/mgpu/uvm"
+)
+
+// part2Workloads are ObservUVM Table II's and SUV Table I's applications.
+var part2Workloads = []string{"mm-tiled", "gmm", "syrk", "syr2k", "hellinger", "2dconv", "gemv", "lu", "blackscholes",
+	"spgemm", "alexnet", "squeezenet", "btree", "rbfs", "bicgstab", "doitgen", "fdtd2d", "floyd-warshall", "gramschmidt",
+	"mvt", "xsbench"}
+
+// TestPart2WorkloadsCoherent runs every ObservUVM and SUV application at
+// 50% oversubscription with the checker on, under ObservUVM's TM++, the
+// driver's access-counter migration (ACBM / SUV's AC: 256 over 2 MB, the
+// group migrating whole) and, for the applications that declare hints,
+// SUV and SC: on one GPU (the papers') and two. No page is lost or stale
+// across samples, region prefetches, counter migrations, pins, pools and
+// iteration prefetches.
+func TestPart2WorkloadsCoherent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("part 2 workloads: skipped in -short")
+	}
+	for _, w := range part2Workloads {
+		wl, err := benchmarks.New(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		modes := []string{"tm++", "acbm"}
+		if benchmarks.HasSUVHints(wl) {
+			modes = append(modes, uvm.AdaptiveSUV, uvm.AdaptiveSC)
+		}
+		for _, gpus := range []int{1, 2} {
+			for _, m := range modes {
+				t.Run(fmt.Sprintf("%s/%dgpu/%s", w, gpus, m), func(t *testing.T) {
+					t.Parallel()
+					c := small(gpus)
+					c.Oversubscribe = 1.5
+					c.UVM.Prefetch.Policy = "tbn"
+					policy := "on-touch"
+					switch m {
+					case "tm++":
+						pc, err := observuvm.Preset(observuvm.PresetTMPP)
+						if err != nil {
+							t.Fatal(err)
+						}
+						c.UVM.Adaptive, c.UVM.ObservUVM = uvm.AdaptiveObservUVM, pc
+					case "acbm":
+						policy = "access-counter"
+						c.Policy.ACThreshold, c.Policy.ACGroup, c.Policy.ACMigrate, c.Policy.ACHost = 256, 2<<20, "group", "remote"
+					default:
+						c.UVM.Adaptive = m
+					}
+					r := mustRun(t, Options{Workload: w, Policy: policy, Scale: 0.01, Seed: 1, Config: c})
+					if m == uvm.AdaptiveSUV && r.PolicyStats["suv_launches"] == 0 {
+						t.Errorf("SUV planned no launch: %v", r.PolicyStats)
+					}
+				})
+			}
+		}
+	}
+}
