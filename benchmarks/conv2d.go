@@ -28,6 +28,12 @@ import "github.com/mgpu-sim/mgpu/objtable"
 // That is n*n/64 wavefronts x 10 = 5.4M instructions at scale 1.
 //
 // Class: regular (Early-Adaptor Table II).
+//
+// SUV hints: A and B Density, as Table I's 2DC. Their addresses are affine
+// in the thread and block indices, with no host loop. Accesses follow the
+// border check, which depends on the indices only: (n-2)^2 threads pass
+// it, so A has 9(n-2)^2 and B (n-2)^2. One block's range: A rows 8by-1 ..
+// 8by+8 and columns 32bx-1 .. 32bx+32, which is 9n+34 floats. B covers 7n+32.
 type Convolution2D struct{}
 
 const (
@@ -80,8 +86,14 @@ func (Convolution2D) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error
 	}
 	b := alloc.MustMalloc(bytes, "B")
 	gx := n / convBlockX
-	return []Kernel{{
-		Name: "Convolution2D_kernel", Args: lastObjects(alloc, 2),
+	ids := lastObjects(alloc, 2)
+	nn, inner := int64(n), int64(n-2)*int64(n-2)
+	ks := []Kernel{{
+		Name: "Convolution2D_kernel", Args: ids,
+		SUV: []SUVHint{
+			densityHint(ids[0], 9*inner, floatSpan(-nn-1, 8*nn+convBlockX)),
+			densityHint(ids[1], inner, floatSpan(0, 7*nn+convBlockX-1)),
+		},
 		Workgroups: gx * (n / convBlockY), WavefrontsPerWorkgroup: convBlockX * convBlockY / WavefrontSize,
 		Wavefront: func(wg, wf, _ int) Stream {
 			i0 := wg/gx*convBlockY + wf*convRows
@@ -108,5 +120,10 @@ func (Convolution2D) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error
 				}
 			}}
 		},
-	}}, nil
+	}}
+	finishSUV(alloc, ks)
+	return ks, nil
 }
+
+// SUVHints implements SUVHinted.
+func (Convolution2D) SUVHints() bool { return true }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mgpu-sim/mgpu/objtable"
+	"github.com/mgpu-sim/mgpu/suv"
 )
 
 // The DNN workloads (i2c, c2d, lenet, vgg16, resnet18) are built from one
@@ -82,6 +83,9 @@ type dnet struct {
 	karg    *tensor
 	kernels []Kernel
 	err     error
+	// suv makes the elementwise and GEMM launches declare SUV hints
+	// (elementwiseSUV, gemmSUV); the inference networks set it.
+	suv bool
 }
 
 // dnnKernargBytes is the kernel-argument buffer, sized for the largest
@@ -152,10 +156,21 @@ type operand struct {
 	t     *tensor
 	idx   func(i int) int
 	write bool
+	// partial marks a map that returns -1 for some work-items (padding,
+	// channels past an edge); active is then how many it maps, counted in
+	// closed form by the layer for the SUV hints.
+	partial bool
+	active  int
 }
 
 func rd(t *tensor, idx func(int) int) operand { return operand{t: t, idx: idx} }
 func wr(t *tensor, idx func(int) int) operand { return operand{t: t, idx: idx, write: true} }
+
+// rdPartial is rd for a map that gives an element to only active
+// work-items.
+func rdPartial(t *tensor, idx func(int) int, active int) operand {
+	return operand{t: t, idx: idx, partial: true, active: active}
+}
 
 // elementwise launches a kernel of n work-items: each wavefront loads its
 // kernel arguments, then issues one instruction per operand, in order.
@@ -210,6 +225,9 @@ func (d *dnet) elementwiseVec(name string, n, vec int, ops ...operand) {
 			in.Lanes = active
 		}}
 	}, uses...)
+	if d.suv {
+		d.kernels[len(d.kernels)-1].SUV = d.elementwiseSUV(items, vec, wgs, ops)
+	}
 }
 
 // mat is a GEMM operand: a row-major matrix of ld elements per row at
@@ -270,6 +288,9 @@ func (d *dnet) gemm(name string, m, n, k, batch int, a, b, c mat, accumulate boo
 			}
 		}}
 	}, a.t, b.t, c.t)
+	if d.suv {
+		d.kernels[len(d.kernels)-1].SUV = d.gemmSUV(m, n, k, batch, a, b, c, readC)
+	}
 }
 
 // fillMat fills block blk of the tr x tc logical tile at (r0, c0) of
@@ -348,3 +369,140 @@ func (d *dnet) reduce(name string, src *tensor, n, c, hw int, dst ...*tensor) {
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// SUV hints of the framework's launches (dnet.suv), for the inference
+// networks: every tensor is Density. The index maps use only the
+// work-item index and the shapes, with no loaded index and no loop of the
+// host's. A layer whose launches sit in a host loop over groups marks its
+// moving tensors Iterative afterwards (iterate). Accesses count threads
+// (work-items), as SUV does, each one lane in the stream except at the
+// kernarg: an elementwise operand has one per work-item it maps, the
+// layer's closed count for a partial map. A GEMM operand has its stored
+// rows times ceil(stored columns / 4) float4 accesses, one per work-item
+// and instruction, once per output tile of the other dimension (an edge
+// tile's work-items outside the matrix fail the bounds check). The kernarg is read by every work-item
+// of the launch, before any bounds check: 256 a workgroup, though the
+// stream has one broadcast lane per wavefront.
+
+// elementwiseSUV is the hints of an elementwise launch of items work-items
+// of vec elements in wgs workgroups. A tensor's range is the hull of its
+// operands' lanes in one workgroup: the middle one, an interior block
+// (border blocks lose lanes to padding), or, for a tensor with no lane
+// there (one half of a concat), the next block that has one. The maps
+// divide and take remainders, so the block's range is evaluated lane by
+// lane, which is what interval arithmetic gives where no remainder wraps.
+func (d *dnet) elementwiseSUV(items, vec, wgs int, ops []operand) []SUVHint {
+	var ids []int
+	byID := map[int][]operand{}
+	acc := map[int]int64{}
+	for _, o := range ops {
+		id := o.t.id
+		if byID[id] == nil {
+			ids = append(ids, id)
+		}
+		byID[id] = append(byID[id], o)
+		n := items
+		if o.partial {
+			n = o.active
+		}
+		acc[id] += int64(n)
+	}
+	var hs []SUVHint
+	for _, id := range ids {
+		var rng int64
+		for i := 0; i < wgs; i++ {
+			if lo, hi, ok := blockLanes(byID[id], items, vec, (wgs/2+i)%wgs); ok {
+				rng = floatSpan(int64(lo), int64(hi))
+				break
+			}
+		}
+		hs = append(hs, densityHint(id, acc[id], rng))
+	}
+	return append(hs, d.kernargSUV(wgs))
+}
+
+// blockLanes is the lowest and highest element ops address in workgroup
+// wg of an elementwise launch, and false if they address none there.
+func blockLanes(ops []operand, items, vec, wg int) (lo, hi int, ok bool) {
+	for l := 0; l < dnnWorkgroup && wg*dnnWorkgroup+l < items; l++ {
+		j := (wg*dnnWorkgroup + l) * vec
+		for _, o := range ops {
+			e := j
+			if o.idx != nil {
+				e = o.idx(j)
+			}
+			if e < 0 {
+				continue
+			}
+			if !ok {
+				lo, hi, ok = e, e, true
+			}
+			lo, hi = min(lo, e), max(hi, e)
+		}
+	}
+	return lo, hi, ok
+}
+
+// gemmSUV is the hints of a gemm launch. Ranges are the first output
+// tile's: A's 64 rows across all of K, B's 64 columns down all of K, C's
+// tile.
+func (d *dnet) gemmSUV(m, n, k, batch int, a, b, c mat, readC bool) []SUVHint {
+	tm, tn := int64(ceilDiv(m, dnnTile)), int64(ceilDiv(n, dnnTile))
+	// lanes is the float4 lanes of one pass over a logical rows x cols
+	// operand: every stored row, ceil(stored columns / 4) lanes each.
+	lanes := func(x mat, rows, cols int) int64 {
+		if x.trans {
+			rows, cols = cols, rows
+		}
+		return int64(rows) * int64(ceilDiv(cols, gemmVec))
+	}
+	// span is the range of a logical rows x cols block at the origin.
+	span := func(x mat, rows, cols int) int64 {
+		if x.trans {
+			rows, cols = cols, rows
+		}
+		return floatSpan(0, int64(rows-1)*int64(x.ld)+int64((cols-1)/gemmVec*gemmVec))
+	}
+	bt, cPasses := int64(batch), int64(1)
+	if readC {
+		cPasses = 2
+	}
+	hs := []SUVHint{
+		densityHint(a.t.id, bt*tn*lanes(a, m, k), span(a, min(dnnTile, m), k)),
+		densityHint(b.t.id, bt*tm*lanes(b, k, n), span(b, k, min(dnnTile, n))),
+		densityHint(c.t.id, bt*cPasses*lanes(c, m, n), span(c, min(dnnTile, m), min(dnnTile, n))),
+	}
+	// One object may be two operands: one hint, accesses summed.
+	var out []SUVHint
+	at := map[int]int{}
+	for _, h := range hs {
+		if i, ok := at[h.Object]; ok {
+			out[i].Accesses += h.Accesses
+			out[i].WorkgroupRangeBytes = max(out[i].WorkgroupRangeBytes, h.WorkgroupRangeBytes)
+			continue
+		}
+		at[h.Object] = len(out)
+		out = append(out, h)
+	}
+	return append(out, d.kernargSUV(int(bt*tm*tn)))
+}
+
+// kernargSUV is the kernarg's hint in a launch of wgs workgroups: a load
+// by each of their threads (one broadcast lane a wavefront in the stream).
+func (d *dnet) kernargSUV(wgs int) SUVHint {
+	return densityHint(d.karg.id, int64(wgs)*dnnWorkgroup, floatBytes)
+}
+
+// iterate makes t's hint in the last launch Iterative with it: the launch
+// sits in a host loop that moves its pointer into t.
+func (d *dnet) iterate(t *tensor, it suv.Iteration) {
+	if !d.suv || d.err != nil {
+		return
+	}
+	hs := d.kernels[len(d.kernels)-1].SUV
+	for i := range hs {
+		if hs[i].Object == t.id {
+			hs[i].Class, hs[i].Iter = suv.Iterative, it
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/mgpu-sim/mgpu/objtable"
+	"github.com/mgpu-sim/mgpu/suv"
 )
 
 // Batched inference on the DNN framework (alexnet, squeezenet): the
@@ -80,12 +81,18 @@ func (w inferNet) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 		return nil, err
 	}
 	d := newDNet(alloc)
+	d.suv = true
 	w.def(&imodel{dnet: d, n: batch}, div)
 	if d.err != nil {
 		return nil, fmt.Errorf("%s: %w", w.name, d.err)
 	}
+	finishSUV(alloc, d.kernels)
 	return d.kernels, nil
 }
+
+// SUVHints implements SUVHinted: see dnn.go's elementwiseSUV and gemmSUV,
+// and conv for the group loop.
+func (w inferNet) SUVHints() bool { return true }
 
 // shape picks the batch and channel-width divisor for p as the training
 // models do (network.shape): the batch whose footprint comes closest to
@@ -165,14 +172,32 @@ func (m *imodel) conv(name string, x *act, cout, k, stride, pad, groups int) *ac
 	if !direct {
 		col = m.tensor(name+".col", ckk*np)
 	}
+	// The group loop moves the pointers into x (its channels), w and y
+	// with g, so with two groups or more those are Iterative in its
+	// launches: each span is the group's slice of every image.
+	images, hw := int64(m.n-1), int64(x.hw())
+	xIt := func(g int) suv.Iteration {
+		return affineIter(g, groups, 0, int64(cin)*hw*floatBytes, (images*int64(x.c)+int64(cin))*hw*floatBytes)
+	}
 	for g := 0; g < groups; g++ {
 		src := mat{t: tensorView(x.y, g*cin*x.hw()), ld: x.hw(), batchStride: x.c * x.hw()}
 		if !direct {
 			m.im2colGroup(x, col, g*cin, cin, k, stride, pad)
+			if groups > 1 {
+				m.iterate(x.y, xIt(g))
+			}
 			src = mat{t: col, ld: np, batchStride: ohw}
 		}
 		m.gemm("gemm", cog, ohw, ckk, m.n, mat{t: tensorView(w, g*cog*ckk), ld: ckk}, src,
 			mat{t: tensorView(y.y, g*cog*ohw), ld: ohw, batchStride: cout * ohw}, false)
+		if groups > 1 {
+			wb, yb := int64(cog*ckk)*floatBytes, int64(cog*ohw)*floatBytes
+			m.iterate(w, affineIter(g, groups, 0, wb, wb))
+			m.iterate(y.y, affineIter(g, groups, 0, yb, (images*int64(cout)+int64(cog))*int64(ohw)*floatBytes))
+			if direct {
+				m.iterate(x.y, xIt(g))
+			}
+		}
 	}
 	m.vector("bias_relu", y.y.n, rd(y.y, nil), rd(b, func(e int) int { return e / ohw % cout }), wr(y.y, nil))
 	return y
@@ -195,7 +220,29 @@ func (m *imodel) im2colGroup(x *act, col *tensor, c0, cin, k, stride, pad int) {
 		}
 		return ((n*c+c0+ci)*h+iy)*w + ix
 	}
-	m.elementwise("im2col", cin*k*k*np, rd(x.y, idx), wr(col, nil))
+	active := m.n * cin * convTaps(oh, h, k, stride, pad) * convTaps(ow, w, k, stride, pad)
+	m.elementwise("im2col", cin*k*k*np, rdPartial(x.y, idx, active), wr(col, nil))
+}
+
+// convTaps counts the pairs (o, t) of an output position o in 0 .. out-1 and
+// a filter tap t in 0 .. k-1 that read inside an input of length in:
+// 0 <= o*stride - pad + t < in.
+func convTaps(out, in, k, stride, pad int) int {
+	n := 0
+	for t := 0; t < k; t++ {
+		lo := 0 // the first o with o*stride >= pad - t
+		if d := pad - t; d > 0 {
+			lo = ceilDiv(d, stride)
+		}
+		hi := out - 1 // the last o with o*stride <= in - 1 + pad - t
+		if d := in - 1 + pad - t; d < 0 {
+			hi = -1
+		} else {
+			hi = min(hi, d/stride)
+		}
+		n += max(0, hi-lo+1)
+	}
+	return n
 }
 
 // lrn is Tango's norm: each element divided by a power of the sum of
@@ -205,12 +252,12 @@ func (m *imodel) lrn(name string, x *act, size int) *act {
 	hw, c := x.hw(), x.c
 	ops := []operand{}
 	for dc := -size / 2; dc <= size/2; dc++ {
-		ops = append(ops, rd(x.y, func(e int) int {
+		ops = append(ops, rdPartial(x.y, func(e int) int {
 			if ch := e/hw%c + dc; ch < 0 || ch >= c {
 				return -1
 			}
 			return e + dc*hw
-		}))
+		}, m.n*hw*max(0, c-max(dc, -dc))))
 	}
 	m.elementwise("lrn", y.y.n, append(ops, wr(y.y, nil))...)
 	return y
@@ -259,13 +306,13 @@ func (m *imodel) concat(name string, a, b *act) *act {
 	y := m.newAct(name, a.c+b.c, a.h, a.w)
 	hw, c := a.hw(), a.c+b.c
 	part := func(src *act, c0 int) operand {
-		return rd(src.y, func(e int) int {
+		return rdPartial(src.y, func(e int) int {
 			n, ch, p := e/(c*hw), e/hw%c-c0, e%hw
 			if ch < 0 || ch >= src.c {
 				return -1
 			}
 			return (n*src.c+ch)*hw + p
-		})
+		}, src.y.n)
 	}
 	m.elementwise("concat", y.y.n, part(a, 0), part(b, a.c), wr(y.y, nil))
 	return y

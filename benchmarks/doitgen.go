@@ -1,6 +1,9 @@
 package benchmarks
 
-import "github.com/mgpu-sim/mgpu/objtable"
+import (
+	"github.com/mgpu-sim/mgpu/objtable"
+	"github.com/mgpu-sim/mgpu/suv"
+)
 
 // Doitgen is PolyBench/GPU's doitgen (doitgen.cu, the multiresolution
 // analysis kernel: sum[r][q][p] = sum_s A[r][q][s] C4[s][p], then A = sum)
@@ -35,6 +38,16 @@ import "github.com/mgpu-sim/mgpu/objtable"
 // Class: regular, assigned here from the access pattern (Early-Adaptor
 // does not run it; SUV's Table I types it iterative and density, its own
 // classification).
+//
+// SUV hints: A and sum are Iterative in both kernels. Their addresses add
+// r*n^2 to a pointer the host loop over r passes, so iteration r touches
+// slice r: offset 0, stride n^2 floats, span n^2 floats (q and s over the
+// grid and the loop). C4, read whole by every kernel1, is Density. Accesses
+// and ranges are gemm's (see GEMM) with A[r] as a and C4 as b, counting
+// the n^2 threads of a launch: kernel1 has sum 2n^2, A n^3 (32 times its
+// lanes: a thread row shares A[r][q][s]) and C4 n^3 (twice its lanes: a
+// wavefront's two rows share C4[s][p]); kernel2 has sum and A n^2 each,
+// one lane a thread, over a block's 8 rows of 32.
 type Doitgen struct{}
 
 func init() {
@@ -84,9 +97,32 @@ func (Doitgen) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	for r := 0; r < n; r++ {
 		ar, sr := a+uint64(r)*slice, sum+uint64(r)*slice
 		l := innerLoop{c: sr, ni: n, nj: n, nk: n, zero: true, loads: []kAccess{{ar, n, atIK}, {c4, n, atKJ}}}
-		ks = append(ks, l.kernel("doitgen_kernel1", args), doitgenCopy(args, ar, sr, n))
+		k1, k2 := l.kernel("doitgen_kernel1", args), doitgenCopy(args, ar, sr, n)
+		k1.SUV, k2.SUV = doitgenHints(args, n, r)
+		ks = append(ks, k1, k2)
 	}
+	finishSUV(alloc, ks)
 	return ks, nil
+}
+
+// SUVHints implements SUVHinted.
+func (Doitgen) SUVHints() bool { return true }
+
+// doitgenHints are the hints of kernel1 and kernel2 at iteration r, args
+// A, C4, sum.
+func doitgenHints(args []int, n, r int) (k1, k2 []SUVHint) {
+	nn := int64(n)
+	slice := nn * nn * floatBytes
+	it := affineIter(r, n, 0, slice, slice)
+	k1 = polyMatmulHints(args[0], args[1], args[2], n)
+	for i := range k1 {
+		if k1[i].Object != args[1] { // A[r] and sum[r] move with r; C4 does not
+			k1[i].Class, k1[i].Iter = suv.Iterative, it
+		}
+	}
+	block := floatSpan(0, (convBlockY-1)*nn+convBlockX-1)
+	k2 = []SUVHint{iterativeHint(args[0], nn*nn, block, it), iterativeHint(args[2], nn*nn, block, it)}
+	return k1, k2
 }
 
 // doitgenCopy is doitgen_kernel2 for one r: A[r][q][p] = sum[r][q][p],

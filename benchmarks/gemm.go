@@ -36,6 +36,17 @@ import "github.com/mgpu-sim/mgpu/objtable"
 //
 // Class: regular, assigned here from the access pattern; Early-Adaptor
 // does not run it.
+//
+// SUV hints: A, B and C are Density, with affine addresses and no host
+// loop. Accesses count the n^2 threads (all pass the bounds check), as
+// SUV does: C has 2n^2 (load and store), A and B n^3 each (one load a
+// thread and k). The stream's lanes are fewer, since the 32 threads of a
+// row share A[i][k] (two lanes a wavefront, 32 threads a lane) and the two
+// rows of a wavefront share B[k][j] (32 lanes, two threads a lane). One
+// block's range: C is 8
+// rows of 32 floats (7n+32), A its 8 rows whole (8n), B a 32-column
+// strip of every row ((n-1)n+32). Whether A and B come out Temporal, as
+// in Table I's GMM (D, T), is the simulator's call from these ranges.
 type GEMM struct{}
 
 func init() {
@@ -81,5 +92,29 @@ func (GEMM) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	b := alloc.MustMalloc(bytes, "B")
 	c := alloc.MustMalloc(bytes, "C")
 	l := innerLoop{c: c, ni: n, nj: n, nk: n, loads: []kAccess{{a, n, atIK}, {b, n, atKJ}}}
-	return []Kernel{l.kernel("gemm_kernel", lastObjects(alloc, 3))}, nil
+	ids := lastObjects(alloc, 3)
+	k := l.kernel("gemm_kernel", ids)
+	k.SUV = polyMatmulHints(ids[0], ids[1], ids[2], n)
+	ks := []Kernel{k}
+	finishSUV(alloc, ks)
+	return ks, nil
+}
+
+// SUVHints implements SUVHinted.
+func (GEMM) SUVHints() bool { return true }
+
+// polyMatmulHints are the hints of a square innerLoop kernel of side n
+// (gemm's, doitgen_kernel1's) that loads a[i][k] and b[k][j] and loads or
+// zeroes, then stores, c[i][j]: each of the n^2 threads (n a multiple of
+// 32, so all in range) issues n loads of each and two accesses of c.
+// The stream's lanes are 1/32 of a's count (a broadcast down each thread
+// row) and 1/2 of b's (a wavefront's two rows share b[k][j]).
+func polyMatmulHints(a, b, c, n int) []SUVHint {
+	nn := int64(n)
+	threads := nn * nn
+	return []SUVHint{
+		densityHint(a, threads*nn, floatSpan(0, convBlockY*nn-1)),
+		densityHint(b, threads*nn, floatSpan(0, (nn-1)*nn+convBlockX-1)),
+		densityHint(c, 2*threads, floatSpan(0, (convBlockY-1)*nn+convBlockX-1)),
+	}
 }

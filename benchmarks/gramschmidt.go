@@ -1,6 +1,9 @@
 package benchmarks
 
-import "github.com/mgpu-sim/mgpu/objtable"
+import (
+	"github.com/mgpu-sim/mgpu/objtable"
+	"github.com/mgpu-sim/mgpu/suv"
+)
 
 // GramSchmidt is PolyBench/GPU's gramschmidt (gramschmidt.cu: the QR
 // decomposition A = QR by modified Gram-Schmidt, three kernels per
@@ -43,6 +46,31 @@ import "github.com/mgpu-sim/mgpu/objtable"
 // A are read one element a row, sparsely over all their VA blocks, while
 // kernel3 sweeps A densely); Early-Adaptor does not run it, and SUV's
 // Table I types it iterative and density, its own classification.
+//
+// SUV hints: the host loop passes k, and an address that uses k makes its
+// object Iterative over n iterations. The spans take the block index over
+// the whole grid of G = 256 ceil(n/256) threads and ignore the bounds
+// check, as SUV-Host does.
+//
+//   - A[i][k] (kernel1, kernel2) and Q[i][k] (kernel2, kernel3) are one
+//     column: offset 0, stride 4, span (n-1)n+1 floats, or (G-1)n+1 over
+//     kernel2's grid. Almost the whole matrix, so a window covers the
+//     object and the plan falls back to Density.
+//   - R[k][k] (kernel1, kernel2) is one float: stride (n+1) floats.
+//   - R[k][j] (kernel3) is row k: stride n floats, span G floats.
+//   - A[i][j] in kernel3 ignores k, so A is Density there.
+//
+// The bounds checks (tid == 0, i < n, k < j < n) depend on the indices and
+// k only, so the accesses are exact; they count the threads that pass
+// them, as SUV does. kernel1 has A n and R 1 (thread 0 alone). kernel2
+// has A, R and Q n each: R[k][k] is one broadcast lane per wavefront in
+// the stream but a load by each of the n threads. kernel3 has R
+// 2(n-k-1), A 3n(n-k-1) and Q 2n(n-k-1): each of the n-k-1 threads in
+// range loads Q[i][k] in both loops, where the stream has one broadcast
+// lane per wavefront holding a column in range. kernel3 at k = n-1 has
+// no thread in range and so no hint. One block's range: its 256 rows for
+// kernel2, its 256 columns of row k (R) or of every row (A) for kernel3,
+// and a whole column for the loops over i.
 type GramSchmidt struct{}
 
 func init() {
@@ -88,9 +116,41 @@ func (GramSchmidt) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) 
 	g := gsMatrices{a: a, r: r, q: q, n: n}
 	var ks []Kernel
 	for k := 0; k < n; k++ {
-		ks = append(ks, g.kernel1(args, k), g.kernel2(args, k), g.kernel3(args, k))
+		k1, k2, k3 := g.kernel1(args, k), g.kernel2(args, k), g.kernel3(args, k)
+		k1.SUV, k2.SUV, k3.SUV = gsHints(args, n, k)
+		ks = append(ks, k1, k2, k3)
 	}
+	finishSUV(alloc, ks)
 	return ks, nil
+}
+
+// SUVHints implements SUVHinted.
+func (GramSchmidt) SUVHints() bool { return true }
+
+// gsHints are the hints of the three kernels of step k, args A, R, Q.
+func gsHints(args []int, n, k int) (k1, k2, k3 []SUVHint) {
+	a, r, q := args[0], args[1], args[2]
+	nn, kk := int64(n), int64(k)
+	grid := int64(ceilDiv(n, vecBlock) * vecBlock) // kernel2's and kernel3's threads
+	col := floatSpan(0, (nn-1)*nn)                 // [i][k] for i in 0 .. n-1
+	colIt := func(rows int64) suv.Iteration { return affineIter(k, n, 0, floatBytes, floatSpan(0, (rows-1)*nn)) }
+	diag := affineIter(k, n, 0, (nn+1)*floatBytes, floatBytes)
+	k1 = []SUVHint{iterativeHint(a, nn, col, colIt(nn)), iterativeHint(r, 1, floatBytes, diag)}
+	block := floatSpan(0, (vecBlock-1)*nn) // [i][k] for a block's 256 rows
+	k2 = []SUVHint{
+		iterativeHint(a, nn, block, colIt(grid)),
+		iterativeHint(r, nn, floatBytes, diag), // a broadcast to the n threads
+		iterativeHint(q, nn, block, colIt(grid)),
+	}
+	cols := nn - kk - 1 // the threads with k < j < n
+	if cols > 0 {
+		k3 = []SUVHint{
+			densityHint(a, 3*nn*cols, floatSpan(0, (nn-1)*nn+vecBlock-1)),
+			iterativeHint(r, 2*cols, floatSpan(0, vecBlock-1), affineIter(k, n, 0, nn*floatBytes, grid*floatBytes)),
+			iterativeHint(q, 2*nn*cols, col, colIt(nn)), // a broadcast to the threads in range
+		}
+	}
+	return k1, k2, k3
 }
 
 // gsMatrices are gramschmidt's three n x n matrices.

@@ -41,6 +41,13 @@ import "github.com/mgpu-sim/mgpu/objtable"
 //
 // Class: regular, assigned here from the access pattern (dense tiles, a
 // few VA blocks at a time); Early-Adaptor does not run it.
+//
+// SUV hints: A, B and C are Density, with affine addresses (block, thread,
+// tile t) and no host loop. A and B have n^3/32 accesses each (64 lanes
+// per wavefront and tile), C n^2. One block's range: A is its 32 rows
+// whole (32n floats), B a 32-column strip of every row ((n-1)n + 32), C 32
+// rows of 32 (31n + 32). Table I's T for MM is the simulator's call from
+// these ranges (A's block row is small at SUV's size).
 type MMTiled struct{}
 
 const (
@@ -96,8 +103,14 @@ func (MMTiled) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	ids := lastObjects(alloc, 3)
 	tiles := n / mmTiledBlock
 	last := 2 * tiles
-	return []Kernel{{
+	nn := int64(n)
+	ks := []Kernel{{
 		Name: "MatrixMulCUDA", Args: ids,
+		SUV: []SUVHint{
+			densityHint(ids[0], nn*nn*nn/mmTiledBlock, floatSpan(0, mmTiledBlock*nn-1)),
+			densityHint(ids[1], nn*nn*nn/mmTiledBlock, floatSpan(0, (nn-1)*nn+mmTiledBlock-1)),
+			densityHint(ids[2], nn*nn, floatSpan(0, (mmTiledBlock-1)*nn+mmTiledBlock-1)),
+		},
 		Workgroups: tiles * tiles, WavefrontsPerWorkgroup: mmTiledBlock * mmTiledBlock / WavefrontSize,
 		Wavefront: func(wg, wf, _ int) Stream {
 			i0 := wg/tiles*mmTiledBlock + wf*convRows
@@ -120,5 +133,10 @@ func (MMTiled) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 				}
 			}}
 		},
-	}}, nil
+	}}
+	finishSUV(alloc, ks)
+	return ks, nil
 }
+
+// SUVHints implements SUVHinted.
+func (MMTiled) SUVHints() bool { return true }

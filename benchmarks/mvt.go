@@ -39,6 +39,17 @@ import "github.com/mgpu-sim/mgpu/objtable"
 //
 // Class: irregular, assigned here from the access pattern (atax's, which
 // Early-Adaptor classes irregular); Early-Adaptor does not run it.
+//
+// SUV hints: every object is Density in both kernels, as Table I's MVT.
+// The addresses are affine in i and j, and there is no host loop. The
+// accesses count threads, as SUV does: all 8n of them (n/32 blocks of
+// 256), the duplicate thread rows included, pass i < n. Per kernel: a has
+// 8n^2 (n loads a thread; twice the lanes, which hold one thread row of
+// the two in a wavefront), x 16n (its load and store; also twice the
+// lanes) and y 8n^2 (n loads a thread; 64 times the lanes, one per
+// wavefront and j). One block's range: kernel1's a is 32 rows (32n
+// floats), kernel2's a is n rows of 32 columns ((n-1)n + 32), x is 32
+// floats, y all n.
 type MVT struct{}
 
 func init() {
@@ -85,10 +96,34 @@ func (MVT) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	y1 := alloc.MustMalloc(vec, "y_1")
 	y2 := alloc.MustMalloc(vec, "y_2")
 	id := lastObjects(alloc, 5)
-	return []Kernel{
+	ks := []Kernel{
 		mvtKernel("mvt_kernel1", []int{id[0], id[1], id[3]}, a, x1, y1, n, true),
 		mvtKernel("mvt_kernel2", []int{id[0], id[2], id[4]}, a, x2, y2, n, false),
-	}, nil
+	}
+	for i, k := range ks {
+		ks[i].SUV = mvtHints(k.Args, n, i == 0)
+	}
+	finishSUV(alloc, ks)
+	return ks, nil
+}
+
+// SUVHints implements SUVHinted.
+func (MVT) SUVHints() bool { return true }
+
+// mvtHints are the hints of an mvt kernel with args a, x, y.
+func mvtHints(args []int, n int, rows bool) []SUVHint {
+	nn := int64(n)
+	threads := int64(ceilDiv(n, convBlockX) * convBlockX * convBlockY) // 8n, all with i < n
+	// a[i][j]: 32 rows; a[j][i]: n rows of 32 columns.
+	aRange := floatSpan(0, convBlockX*nn-1)
+	if !rows {
+		aRange = floatSpan(0, (nn-1)*nn+convBlockX-1)
+	}
+	return []SUVHint{
+		densityHint(args[0], threads*nn, aRange),
+		densityHint(args[1], 2*threads, floatSpan(0, convBlockX-1)),
+		densityHint(args[2], threads*nn, floatSpan(0, nn-1)),
+	}
 }
 
 // mvtKernel is one mvt kernel: x[i] += sum_j a[i][j] y[j] (rows) or

@@ -61,6 +61,22 @@ import (
 //
 // Class: mixed (Early-Adaptor Table II): the per-node arrays are swept
 // densely every launch, the neighbour gathers and scatters are random.
+//
+// SUV hints: Kernel's edge loop runs from graph_nodes[tid].starting to
+// that plus no_of_edges, bounds loaded from memory. So every object
+// accessed in it is Unknown in Kernel: graph_edges, graph_visited (at the
+// loaded id), cost and updating_graph_mask. This is Table I's U for BFS,
+// the edge list and the arrays reached through it. The rest is Density,
+// with addresses affine in tid and no host induction variable (the level
+// loop is a do-while on d_over). Their memops sit under data-dependent
+// branches (graph_mask[tid], updating_graph_mask[tid]), whose fraction
+// SUV takes as 1. Accesses count threads, so they are upper bounds, V per
+// memop. In Kernel that is 2V on graph_mask (load, store) and V on
+// graph_nodes. In Kernel2 it is 2V on updating_graph_mask, V on
+// graph_mask and graph_visited, and V on d_over: every thread with its
+// mask set stores *g_over, though the stream has one lane per wavefront
+// for them (up to 64 threads a lane). One block's range is its 512
+// elements, and d_over's one byte.
 type RodiniaBFS struct{}
 
 const (
@@ -174,22 +190,39 @@ func (RodiniaBFS) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 		maxDepth = max(maxDepth, d)
 	}
 	wgs, wfs := int(v)/rbfsBlock, rbfsBlock/WavefrontSize
+	vv := int64(v)
+	block := elemSpan(0, rbfsBlock-1, 1) // a block's bools
+	hints1 := []SUVHint{
+		densityHint(id[0], vv, elemSpan(0, rbfsBlock-1, 8)),
+		densityHint(id[1], 2*vv, block),
+		unknownHint(id[2]), unknownHint(id[3]), unknownHint(id[4]), unknownHint(id[5]),
+	}
+	hints2 := []SUVHint{
+		densityHint(id[1], vv, block),
+		densityHint(id[2], 2*vv, block),
+		densityHint(id[3], vv, block),
+		densityHint(id[6], vv, 1), // every thread, its branch taken as 1
+	}
 	var ks []Kernel
 	for curr := int32(0); curr <= maxDepth; curr++ {
 		ks = append(ks, Kernel{
-			Name: "Kernel", Args: id[:6], Workgroups: wgs, WavefrontsPerWorkgroup: wfs,
+			Name: "Kernel", Args: id[:6], Workgroups: wgs, WavefrontsPerWorkgroup: wfs, SUV: hints1,
 			Wavefront: func(wg, wf, _ int) Stream {
 				return newRBFSStream(g, depth, curr, (wg*wfs+wf)*WavefrontSize, a)
 			},
 		}, Kernel{
-			Name: "Kernel2", Args: []int{id[1], id[2], id[3], id[6]}, Workgroups: wgs, WavefrontsPerWorkgroup: wfs,
+			Name: "Kernel2", Args: []int{id[1], id[2], id[3], id[6]}, Workgroups: wgs, WavefrontsPerWorkgroup: wfs, SUV: hints2,
 			Wavefront: func(wg, wf, _ int) Stream {
 				return rbfsKernel2(depth, curr, (wg*wfs+wf)*WavefrontSize, a)
 			},
 		})
 	}
+	finishSUV(alloc, ks)
 	return ks, nil
 }
+
+// SUVHints implements SUVHinted.
+func (RodiniaBFS) SUVHints() bool { return true }
 
 // rbfsKernel2 is Kernel2's wavefront for the nodes v0 .. v0+63.
 func rbfsKernel2(depth []int32, curr int32, v0 int, a rbfsArrays) Stream {
