@@ -118,3 +118,15 @@ func TestObservUVMRejectsBadConfigs(t *testing.T) {
 		}
 	}
 }
+
+// A counter threshold above 1 still observes: the GPU's notification
+// stands for threshold accesses, and the engine's counter model is offered
+// that many (it once counted notifications as accesses and saw none).
+func TestObservUVMCounterThreshold(t *testing.T) {
+	c := observeConfig(1, 1.5, observuvm.LRU, observuvm.ShallowTBP)
+	c.UVM.ObservUVM.CounterThreshold = 4
+	r := mustRun(t, Options{Workload: "hotspot", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c})
+	if r.PolicyStats["observuvm_hits"] == 0 || r.PolicyStats["observuvm_notifications"] == 0 {
+		t.Errorf("threshold 4: no observation hit: %v", r.PolicyStats)
+	}
+}

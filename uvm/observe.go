@@ -182,12 +182,18 @@ func (o *observe) prefetched(g int, pages []uint64) {
 // remote access to host memory.
 // notified tells the engine of one notification of g's counters, labelled
 // by where the page lives (§VIII-A: host and peer notifications apart).
+// The GPU notifies after counter_threshold accesses, so the engine, whose
+// counter unit models the same hardware (capacity and threshold), is
+// offered that many: a notification is one counter reaching the
+// threshold, not one access.
 func (o *observe) notified(g int, page uint64) {
 	src := observuvm.HostSource()
 	if h := o.s.table.Page(page).Owner; h != Host {
 		src = observuvm.PeerSource(h)
 	}
-	o.acts = o.e.OnRemoteAccess(g, page, src, o.acts)
+	for i := 0; i < o.s.cfg.ObservUVM.CounterThreshold; i++ {
+		o.acts = o.e.OnRemoteAccess(g, page, src, o.acts)
+	}
 }
 
 // notifiedAll tells the engine of a counter batch's notifications: its
