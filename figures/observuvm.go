@@ -30,13 +30,19 @@ var observFootprintGB = map[string]float64{"mm-tiled": 10.1, "gmm": 12.0, "syrk"
 // Scaling keeps the observed share of memory, as the EA figures keep
 // their windows' share of the run (eaWindows). No paper gives this rule.
 func observBudgets(workload string, footprint uint64) map[string]string {
+	n := func(paper int) string { return strconv.Itoa(observScaled(workload, footprint, paper)) }
+	return map[string]string{"uvm.observuvm.observed_regions": n(100), "uvm.observuvm.feedback_regions": n(16),
+		"uvm.observuvm.trigger_regions": n(16)}
+}
+
+// observScaled is observBudgets' rule for one budget: paper regions scaled
+// by footprint / Table II footprint, rounded, at least 1.
+func observScaled(workload string, footprint uint64, paper int) int {
 	ratio := 1.0
 	if gb, ok := observFootprintGB[workload]; ok {
 		ratio = float64(footprint) / (gb * (1 << 30))
 	}
-	n := func(paper int) string { return strconv.Itoa(max(1, int(math.Round(float64(paper)*ratio)))) }
-	return map[string]string{"uvm.observuvm.observed_regions": n(100), "uvm.observuvm.feedback_regions": n(16),
-		"uvm.observuvm.trigger_regions": n(16)}
+	return max(1, int(math.Round(float64(paper)*ratio)))
 }
 
 // observBase is ObservUVM's setup: one RTX 3090 at 50% oversubscription
@@ -200,7 +206,9 @@ func observFig13() Figure {
 		Series: series, Summary: preferRows}
 }
 
-// observFigures are ObservUVM's figures built so far.
+// observFigures are ObservUVM's figures: Figs. 9-13 here, the sensitivity
+// studies (Figs. 14-17) and the counter microbenchmark (Fig. 3) in
+// observuvm_sens.go.
 func observFigures() []Figure {
 	return []Figure{
 		observFig9("observuvm-fig9", "ObservUVM Fig. 9: TM, TM+, TM++ speedup over UVM at 50% oversubscription (RTX 3090)", "speedup over UVM", Speedup),
@@ -208,5 +216,6 @@ func observFigures() []Figure {
 		observFig10("observuvm-fig10", "ObservUVM Fig. 10: speedup of each eviction policy over LRM, prefetch off, 50% oversubscription", "speedup over LRM", Speedup),
 		observFig13(),
 		observFig10("observuvm-fig11", "ObservUVM Fig. 11: evictions of each eviction policy over LRM, prefetch off, 50% oversubscription", "evictions over LRM", EvictedPages),
+		observFig14(), observFig15(), observFig16(), observFig17(), observFig3(),
 	}
 }
