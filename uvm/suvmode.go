@@ -2,6 +2,8 @@ package uvm
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/sarchlab/akita/v3/sim"
 
@@ -85,6 +87,11 @@ type SUVStats struct {
 	// PeerMapped are pinned pages another GPU had pinned first, mapped to
 	// it instead of moved.
 	PeerMapped uint64
+	// PlacedFaults are faults that reached the driver's decision on a page
+	// SUV pinned, host-mapped or counted: a placement that did not hold
+	// (an eviction of a pinned page, a lost mapping). Faults that only
+	// raced a migration and found the page mapped are not among them.
+	PlacedFaults uint64
 }
 
 func (s *Service) buildSUV(b Builder) error {
@@ -394,20 +401,34 @@ func (m *suvMode) prefetchable(g int, p uint64) bool {
 	return md != suvHost && md != suvAC
 }
 
-// trim evicts what each pool holds beyond its quota, oldest migrated
-// first, sparing the pages the batch is placing (pinned); an Unknown
-// structure's evicted pages are mapped on the host again.
+// trim makes room on every GPU filled beyond its HBM from the pools that
+// hold more than their quota, in object order, each its least recently
+// migrated pages first, sparing the pages the batch is placing (pinned);
+// an Unknown structure's evicted pages are mapped on the host again. A
+// quota is a reservation, not a ceiling: while HBM is free a pool grows
+// past it (with no oversubscription a Temporal structure then behaves as
+// under the stock driver), and gives the excess back first when HBM runs
+// out, so that a pool's growth never costs another structure its pages.
+// The paper reserves WSS bytes (§V-C) and says no more; the released
+// SUV-Mgmt only subtracts the WSS from what it plans and leaves the
+// structure to the driver (penguin-suv.h, PENGUIN_DEC_MIGRATE_ON_DEMAND).
 func (m *suvMode) trim(pinned func(uint64) bool, batch int, invals [][]uvmproto.Inval) {
 	s := m.s
+	capacity := int(m.hbm / int64(m.page))
 	for g, pools := range m.pools {
-		for _, q := range pools {
-			over := q.Over()
-			if over == 0 {
+		over := s.table.Used(g) - capacity
+		for _, id := range slices.Sorted(maps.Keys(pools)) {
+			if over <= 0 {
+				break
+			}
+			q := pools[id]
+			n := min(q.Over(), over)
+			if n == 0 {
 				continue
 			}
-			m.victims = q.Victims(over+batch, m.victims[:0])
+			m.victims = q.Victims(n+batch, m.victims[:0])
 			for _, v := range m.victims {
-				if over == 0 {
+				if n == 0 {
 					break
 				}
 				if pinned(v) {
@@ -418,6 +439,7 @@ func (m *suvMode) trim(pinned func(uint64) bool, batch int, invals [][]uvmproto.
 				s.counters[g].Evictions++
 				s.collect(g, plan, uvmproto.CauseHost, invals)
 				m.stats.PoolEvictions++
+				n--
 				over--
 				if m.mode[g][v] == suvAC {
 					m.mapHost(g, v, invals)
@@ -475,8 +497,10 @@ type suvPolicy struct {
 func (w suvPolicy) Decide(f pagepolicy.Fault, pg pagepolicy.Page) pagepolicy.Decision {
 	switch w.m.mode[f.GPU][f.Page] {
 	case suvHost, suvAC:
+		w.m.stats.PlacedFaults++
 		return pagepolicy.Decision{Action: pagepolicy.MapRemote, HostRemote: true, Bits: pg.Bits}
 	case suvHBM:
+		w.m.stats.PlacedFaults++
 		if h := pg.Owner; h != Host && h != f.GPU && w.m.mode[h][f.Page] == suvHBM {
 			return pagepolicy.Decision{Action: pagepolicy.MapRemote, Bits: pg.Bits}
 		}
@@ -516,18 +540,21 @@ func (s *Service) SUVStatsMap() (map[string]uint64, bool) {
 		"suv_pinned_host_pages": st.PinnedHost, "suv_pooled_pages": st.Pooled, "suv_counted_pages": st.Counted,
 		"suv_prefetched_pages": st.Prefetched, "suv_iteration_evicted_pages": st.IterEvicted,
 		"suv_pool_evictions": st.PoolEvictions, "suv_ac_migrations": st.ACMigrations, "suv_ac_ignored": st.ACIgnored,
-		"suv_peer_mapped_pages": st.PeerMapped}, true
+		"suv_peer_mapped_pages": st.PeerMapped, "suv_placed_faults": st.PlacedFaults}, true
 }
 
 // verify checks, in the checking mode, what SUV-Mgmt promises after each
-// batch: every pool holds only resident pages of its own structure, within
-// its quota but for the pages the batch is still placing; and, after a
-// launch's placement, the pinned pages fit each GPU's HBM.
+// batch: every pool holds only resident pages of its own structure, and
+// within its quota (but for the pages the batch is still placing)
+// whenever its GPU is full; and, after a launch's placement, the pinned
+// pages fit each GPU's HBM.
 func (m *suvMode) verify(launch bool, batch int) error {
+	capacity := int(m.hbm / int64(m.page))
 	for g, pools := range m.pools {
+		full := m.s.table.Used(g) > capacity
 		for id, q := range pools {
-			if over := q.Over(); over > batch {
-				return fmt.Errorf("uvm: suv pool of object %d on GPU %d holds %d pages, quota %d", id, g, q.Resident(), q.Quota())
+			if over := q.Over(); full && over > batch {
+				return fmt.Errorf("uvm: suv pool of object %d on GPU %d holds %d pages, quota %d, on a full GPU", id, g, q.Resident(), q.Quota())
 			}
 			sp := m.placed[g][id]
 			for p := sp.first; p < sp.first+sp.pages; p++ {
