@@ -426,24 +426,39 @@ func (f Figure) Reduce(results []*platform.Result) plots.Table {
 // applications: the ablation's summary.
 func stepAverages(t plots.Table) plots.Table {
 	avg := t.Values[len(t.Values)-1]
-	out := plots.Table{}
-	col, row := map[string]int{}, map[string]int{}
-	for i, label := range t.Series {
+	return pivot(t.Series, func(label string) (row, col string) {
 		step, policy, _ := strings.Cut(label, ": ")
-		if _, ok := col[policy]; !ok {
-			col[policy] = len(out.Series)
-			out.Series = append(out.Series, policy)
+		return step, policy
+	}, func(i int) float64 { return avg[i] })
+}
+
+// pivot turns one value per series label into a table: split names each
+// label's row and column, in order of first appearance; cells no label
+// fills are missing.
+func pivot(labels []string, split func(label string) (row, col string), value func(i int) float64) plots.Table {
+	out := plots.Table{}
+	cols, rows := map[string]int{}, map[string]int{}
+	for i, label := range labels {
+		rk, ck := split(label)
+		if _, ok := cols[ck]; !ok {
+			cols[ck] = len(out.Series)
+			out.Series = append(out.Series, ck)
 		}
-		if _, ok := row[step]; !ok {
-			row[step] = len(out.Apps)
-			out.Apps = append(out.Apps, step)
+		if _, ok := rows[rk]; !ok {
+			rows[rk] = len(out.Apps)
+			out.Apps = append(out.Apps, rk)
 			out.Values = append(out.Values, nil)
 		}
-		r := row[step]
-		for len(out.Values[r]) <= col[policy] {
+		r := rows[rk]
+		for len(out.Values[r]) <= cols[ck] {
 			out.Values[r] = append(out.Values[r], nan)
 		}
-		out.Values[r][col[policy]] = avg[i]
+		out.Values[r][cols[ck]] = value(i)
+	}
+	for r := range out.Values {
+		for len(out.Values[r]) < len(out.Series) {
+			out.Values[r] = append(out.Values[r], nan)
+		}
 	}
 	return out
 }

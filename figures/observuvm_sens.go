@@ -109,19 +109,10 @@ func observLevelGeomeans(t plots.Table) plots.Table {
 	if apps > 0 && t.Apps[apps-1] == "average" {
 		apps--
 	}
-	out := plots.Table{}
-	col, row := map[string]int{}, map[string]int{}
-	for i, label := range t.Series {
+	return pivot(t.Series, func(label string) (row, col string) {
 		config, level, _ := strings.Cut(label, " @")
-		if _, ok := col[config]; !ok {
-			col[config] = len(out.Series)
-			out.Series = append(out.Series, config)
-		}
-		if _, ok := row[level]; !ok {
-			row[level] = len(out.Apps)
-			out.Apps = append(out.Apps, level)
-			out.Values = append(out.Values, nil)
-		}
+		return level, config
+	}, func(i int) float64 {
 		sum, n := 0.0, 0
 		for a := 0; a < apps; a++ {
 			v := t.Values[a][i]
@@ -129,28 +120,16 @@ func observLevelGeomeans(t plots.Table) plots.Table {
 				continue
 			}
 			if !(v > 0) {
-				sum, n = nan, 1
-				break
+				return nan
 			}
 			sum += math.Log(v)
 			n++
 		}
-		g := nan
-		if n > 0 {
-			g = math.Exp(sum / float64(n))
+		if n == 0 {
+			return nan
 		}
-		r := row[level]
-		for len(out.Values[r]) <= col[config] {
-			out.Values[r] = append(out.Values[r], nan)
-		}
-		out.Values[r][col[config]] = g
-	}
-	for r := range out.Values {
-		for len(out.Values[r]) < len(out.Series) {
-			out.Values[r] = append(out.Values[r], nan)
-		}
-	}
-	return out
+		return math.Exp(sum / float64(n))
+	})
 }
 
 // ObservFig16Budgets are Fig. 16's observed-region budgets in the paper's
@@ -181,17 +160,26 @@ func observLRUBudget(kv []string, paper int) observRun {
 // the sweep only separates at larger scales.
 func observFig16() Figure {
 	lru := observNoPFs["LRU"]
-	base := observLRUBudget(lru.kv, ObservFig16Budgets[0])
-	configs := []observRun{base}
-	var series []Series
-	for _, b := range ObservFig16Budgets[1:] {
-		r := observLRUBudget(lru.kv, b)
-		series = append(series, Series{Label: fmt.Sprintf("LRU %d regions", b), Run: observSel(r), Base: observSel(base), Metric: Slowdown})
-		configs = append(configs, r)
+	var runs []observRun
+	var labels []string
+	for _, b := range ObservFig16Budgets {
+		runs = append(runs, observLRUBudget(lru.kv, b))
+		labels = append(labels, fmt.Sprintf("LRU %d regions", b))
 	}
-	return Figure{Name: "observuvm-fig16", Title: "ObservUVM Fig. 16: LRU, observed regions over 100",
-		YLabel: "time over 100 observed regions", Workloads: ObservUVMWorkloads,
-		SpecsAt: func(w []string, scale float64) ([]sweep.Spec, error) { return observSpecs(w, scale, configs...) },
+	return observOverFirst("observuvm-fig16", "ObservUVM Fig. 16: LRU, observed regions over 100",
+		"time over 100 observed regions", runs, labels)
+}
+
+// observOverFirst is a figure of runs that differ in one setting, each
+// application's time under every run but the first over its time under
+// the first (lower is better).
+func observOverFirst(name, title, ylabel string, runs []observRun, labels []string) Figure {
+	var series []Series
+	for i, r := range runs[1:] {
+		series = append(series, Series{Label: labels[i+1], Run: observSel(r), Base: observSel(runs[0]), Metric: Slowdown})
+	}
+	return Figure{Name: name, Title: title, YLabel: ylabel, Workloads: ObservUVMWorkloads,
+		SpecsAt: func(w []string, scale float64) ([]sweep.Spec, error) { return observSpecs(w, scale, runs...) },
 		Series:  series, Summary: preferRows}
 }
 
@@ -217,18 +205,13 @@ func observLRUSamples(kv []string, samples int) observRun {
 // count's time is normalised to 1 sample's (lower is better).
 func observFig17() Figure {
 	lru := observNoPFs["LRU"]
-	base := observLRUSamples(lru.kv, ObservFig17Samples[0])
-	configs := []observRun{base}
-	var series []Series
-	for _, n := range ObservFig17Samples[1:] {
-		r := observLRUSamples(lru.kv, n)
-		series = append(series, Series{Label: fmt.Sprintf("%d samples", n), Run: observSel(r), Base: observSel(base), Metric: Slowdown})
-		configs = append(configs, r)
+	var runs []observRun
+	var labels []string
+	for _, n := range ObservFig17Samples {
+		runs = append(runs, observLRUSamples(lru.kv, n))
+		labels = append(labels, fmt.Sprintf("%d samples", n))
 	}
-	return Figure{Name: "observuvm-fig17", Title: "ObservUVM Fig. 17: LRU, 75 regions, samples over 1",
-		YLabel: "time over 1 sample", Workloads: ObservUVMWorkloads,
-		SpecsAt: func(w []string, scale float64) ([]sweep.Spec, error) { return observSpecs(w, scale, configs...) },
-		Series:  series, Summary: preferRows}
+	return observOverFirst("observuvm-fig17", "ObservUVM Fig. 17: LRU, 75 regions, samples over 1", "time over 1 sample", runs, labels)
 }
 
 // observFig3Sets are the microbenchmark's runs on the paper's GPU, no
@@ -314,15 +297,7 @@ func counterCapTable(t plots.Table, capacity int) plots.Table {
 // that is never cleared, and returns its notifications: Fig. 3's
 // experiment on the model.
 func counterCapModel(workload string, capacity int) (uint64, error) {
-	w, err := benchmarks.New(workload)
-	if err != nil {
-		return 0, err
-	}
-	alloc, err := objtable.NewAllocator(objtable.Tagging{IDBits: objtable.MaxIDBits}, 2<<20)
-	if err != nil {
-		return 0, err
-	}
-	ks, err := w.Setup(alloc, benchmarks.Params{GPUs: 1, Scale: 1, Size: benchmarks.SizeAuto, Seed: 1})
+	_, ks, err := setupAt(workload, 1)
 	if err != nil {
 		return 0, err
 	}

@@ -170,21 +170,32 @@ func eaWindowsAt(footprint, paper uint64) map[string]string {
 // footprintAt is the footprint of workload on one GPU at scale (seed 1,
 // the specs' seed), from its set-up alone.
 func footprintAt(workload string, scale float64) (uint64, error) {
-	w, err := benchmarks.New(workload)
+	alloc, _, err := setupAt(workload, scale)
 	if err != nil {
 		return 0, err
 	}
+	return alloc.Footprint(), nil
+}
+
+// setupAt sets workload up on one GPU at scale (0: 1) with the specs'
+// seed, without simulating it.
+func setupAt(workload string, scale float64) (*objtable.Allocator, []benchmarks.Kernel, error) {
+	w, err := benchmarks.New(workload)
+	if err != nil {
+		return nil, nil, err
+	}
 	alloc, err := objtable.NewAllocator(objtable.Tagging{IDBits: objtable.MaxIDBits}, 2<<20)
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	if scale == 0 {
 		scale = 1
 	}
-	if _, err := w.Setup(alloc, benchmarks.Params{GPUs: 1, Scale: scale, Size: benchmarks.SizeAuto, Seed: 1}); err != nil {
-		return 0, fmt.Errorf("workload %s: %w", workload, err)
+	ks, err := w.Setup(alloc, benchmarks.Params{GPUs: 1, Scale: scale, Size: benchmarks.SizeAuto, Seed: 1})
+	if err != nil {
+		return nil, nil, fmt.Errorf("workload %s: %w", workload, err)
 	}
-	return alloc.Footprint(), nil
+	return alloc, ks, nil
 }
 
 // eaAdaptiveSpecs are the Early-Adaptor runs at the given points, one spec

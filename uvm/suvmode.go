@@ -248,50 +248,47 @@ func (m *suvMode) act(g int, a suv.Action, id int, obj span, invals [][]uvmproto
 	first := obj.first + uint64(a.Range.Off)/m.page
 	end := min(obj.first+obj.pages, obj.first+(uint64(a.Range.Off+a.Range.Len)+m.page-1)/m.page)
 	m.placed[g][id] = obj
+	mode, count := m.treatment(a.Kind)
 	var pool *suv.QuotaPool
-	if a.Kind == suv.OnDemand || a.Kind == suv.EnableAC {
+	if mode == suvPool || mode == suvAC {
 		pool = m.pool(g, id, obj, uint64(a.Quota)/m.page)
 	}
 	for p := first; p < end; p++ {
-		switch a.Kind {
-		case suv.PinHBM, suv.Prefetch:
-			m.setMode(g, p, suvHBM)
+		m.setMode(g, p, mode)
+		*count++
+		switch {
+		case mode == suvHBM:
 			m.fetch(g, p, invals)
-			if a.Kind == suv.Prefetch {
-				m.stats.Prefetched++
-			} else {
-				m.stats.PinnedHBM++
-			}
-		case suv.PinHost, suv.Evict:
-			m.setMode(g, p, suvHost)
+		case mode == suvHost:
 			m.toHost(g, p, invals)
-			if a.Kind == suv.Evict {
-				m.stats.IterEvicted++
-			} else {
-				m.stats.PinnedHost++
+		case m.resident(g, p):
+			if !pool.Holds(p) {
+				_ = pool.Place(p) // p is the pool's structure's page
 			}
-		case suv.OnDemand:
-			m.setMode(g, p, suvPool)
-			m.stats.Pooled++
-			if m.resident(g, p) {
-				if !pool.Holds(p) {
-					_ = pool.Place(p) // p is the pool's structure's page
-				}
-			} else {
-				m.unmapRemote(g, p, invals) // SUV unsets the host pin: the next access faults
-			}
-		case suv.EnableAC:
-			m.setMode(g, p, suvAC)
-			m.stats.Counted++
-			if m.resident(g, p) {
-				if !pool.Holds(p) {
-					_ = pool.Place(p)
-				}
-			} else {
-				m.mapHost(g, p, invals)
-			}
+		case mode == suvPool:
+			m.unmapRemote(g, p, invals) // SUV unsets the host pin: the next access faults
+		default:
+			m.mapHost(g, p, invals)
 		}
 	}
+}
+
+// treatment is the mode an action gives its pages and the count it adds
+// to.
+func (m *suvMode) treatment(k suv.Kind) (uint8, *uint64) {
+	switch k {
+	case suv.PinHBM:
+		return suvHBM, &m.stats.PinnedHBM
+	case suv.Prefetch:
+		return suvHBM, &m.stats.Prefetched
+	case suv.PinHost:
+		return suvHost, &m.stats.PinnedHost
+	case suv.Evict:
+		return suvHost, &m.stats.IterEvicted
+	case suv.OnDemand:
+		return suvPool, &m.stats.Pooled
+	}
+	return suvAC, &m.stats.Counted
 }
 
 // pool returns g's pool for object id, made or resized to quota pages.
