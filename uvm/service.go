@@ -239,8 +239,14 @@ func (s *Service) Tick(now sim.VTimeInSec) error {
 	return nil
 }
 
-// Observe passes a kernel launch, an allocation or a free to the policy.
-func (s *Service) Observe(e pagepolicy.Event) error { return s.policy.Observe(e) }
+// Observe passes a kernel launch, an allocation or a free to the policy
+// (and a free to SUV-Mgmt, whose placements hold until then).
+func (s *Service) Observe(e pagepolicy.Event) error {
+	if s.suv != nil && e.Kind == pagepolicy.Free && e.Object != nil {
+		s.suv.free(e.Object.ID)
+	}
+	return s.policy.Observe(e)
+}
 
 func (s *Service) enqueue(now sim.VTimeInSec, p pendingBatch) {
 	if len(s.threads) > 0 {

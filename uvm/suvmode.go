@@ -56,11 +56,12 @@ type suvMode struct {
 	// their page range, so that a launch can release the ones it does not
 	// hint.
 	placed []map[int]span
-	// loops are the Iterative structures whose host loop is still running,
-	// by object ID, with the HBM their window holds: a launch that does not
-	// pass them (another kernel of the loop body) keeps their window and
-	// plans from the HBM left.
-	loops map[int]loop
+	// holds is the HBM each placed object holds, by object ID: its pins,
+	// its pool's quota or its iteration window (0 when it lives on the
+	// host). windows marks the Iterative ones whose window moves with
+	// their host loop.
+	holds   map[int]int64
+	windows map[int]bool
 	// inner is the driver's eviction policy for unplanned pages (nil
 	// without a capacity limit).
 	inner   eviction.Policy
@@ -69,11 +70,6 @@ type suvMode struct {
 }
 
 type span struct{ first, pages uint64 }
-
-type loop struct {
-	bytes int64
-	done  bool // the last iteration has been planned
-}
 
 // SUVStats are the driver's counts of SUV-Mgmt's actions.
 type SUVStats struct {
@@ -109,7 +105,7 @@ func (s *Service) buildSUV(b Builder) error {
 		return fmt.Errorf("uvm.adaptive=%s needs the driver to know each page's object (WithObjectLookup)", b.cfg.Adaptive)
 	}
 	m := &suvMode{s: s, cfg: c, sc: b.cfg.Adaptive == AdaptiveSC, page: b.pageSize,
-		hbm: int64(b.capacity) * int64(b.pageSize), loops: map[int]loop{}}
+		hbm: int64(b.capacity) * int64(b.pageSize), holds: map[int]int64{}, windows: map[int]bool{}}
 	if b.capacity <= 0 {
 		return fmt.Errorf("uvm.adaptive=%s plans a GPU's HBM: the driver needs its capacity (WithCapacity)", b.cfg.Adaptive)
 	}
@@ -144,104 +140,94 @@ func (s *Service) Place(now sim.VTimeInSec, l SUVLaunch) error {
 	return nil
 }
 
-// launch plans every GPU's HBM for l and carries the plans out.
+// launch plans, for every GPU, the objects of l that have no placement
+// yet, from the HBM the placed ones leave (Algorithm 1's
+// getAvailableHBM), and moves the windows of the placed Iterative ones
+// within their own HBM (Algorithm 2). A placement holds until the program
+// frees the object: the paper plans "before every kernel launch" from the
+// available HBM and never says when a pin ends, and the released SUV-Mgmt
+// skips structures already pinned and never unpins (penguin-suv.h:
+// AllocationStateMap, "add code to evict anything whose use is over").
 func (m *suvMode) launch(l *SUVLaunch, invals [][]uvmproto.Inval) error {
 	m.stats.Launches++
 	at := make(map[string]int, len(l.Objects))
 	for i, o := range l.Objects {
 		at[o.Name] = i
 	}
-	hinted := make(map[int]bool, len(l.Hints))
+	var fresh, loops suv.Hints
 	for _, h := range l.Hints {
-		hinted[l.IDs[at[h.Object]]] = true
+		id := l.IDs[at[h.Object]]
+		if _, placed := m.holds[id]; !placed {
+			fresh = append(fresh, h)
+		} else if m.windows[id] && h.Class == suv.Iterative {
+			loops = append(loops, h)
+		}
 	}
 	avail := m.hbm
-	for id, lp := range m.loops {
-		if hinted[id] || lp.done {
-			delete(m.loops, id)
-			continue
-		}
-		avail -= lp.bytes
+	for _, b := range m.holds {
+		avail -= b
 	}
-	plan, err := m.plan(max(avail, 0), l)
+	plan, err := m.plan(max(avail, 0), l.Objects, fresh)
 	if err != nil {
 		return err
 	}
+	if err := m.apply(plan, l, at, invals); err != nil {
+		return err
+	}
+	for _, pl := range plan.Placements {
+		id := l.IDs[at[pl.Object]]
+		m.holds[id] = pl.HBMBytes
+		m.windows[id] = pl.Class == suv.Iterative && pl.BatchIters > 0
+	}
+	for _, h := range loops {
+		w, err := suv.PlanLaunch(m.cfg, m.holds[l.IDs[at[h.Object]]], l.Objects, suv.Hints{h})
+		if err != nil {
+			return err
+		}
+		if err := m.apply(w, l, at, invals); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// apply checks plan and carries it out on every GPU: they have the same
+// HBM, so the same plan.
+func (m *suvMode) apply(plan suv.Plan, l *SUVLaunch, at map[string]int, invals [][]uvmproto.Inval) error {
 	if err := plan.Verify(); err != nil {
 		return err
 	}
-	for g := range m.mode { // every GPU has the same HBM, so the same plan
-		m.release(g, hinted)
-		m.dropPools(g, l, plan, at)
+	for g := range m.mode {
 		for _, a := range plan.Actions {
 			i := at[a.Object]
 			m.act(g, a, l.IDs[i], span{l.First[i], pagesOf(l.Objects[i].Bytes, m.page)}, invals)
 		}
 	}
-	for _, pl := range plan.Placements {
-		if pl.Class != suv.Iterative || pl.HBMBytes == 0 {
-			continue
-		}
-		i := at[pl.Object]
-		it := l.Hints[hintOf(l.Hints, pl.Object)].Iter
-		m.loops[l.IDs[i]] = loop{bytes: pl.HBMBytes, done: it.Index == it.Count-1}
-	}
 	return nil
 }
 
-func hintOf(hs suv.Hints, object string) int {
-	for i, h := range hs {
-		if h.Object == object {
-			return i
-		}
-	}
-	return -1
-}
-
-func (m *suvMode) plan(avail int64, l *SUVLaunch) (suv.Plan, error) {
+func (m *suvMode) plan(avail int64, objects []suv.Object, hints suv.Hints) (suv.Plan, error) {
 	if m.sc {
-		return suv.PlanSC(m.cfg, avail, l.Objects, l.Hints)
+		return suv.PlanSC(m.cfg, avail, objects, hints)
 	}
-	return suv.PlanLaunch(m.cfg, avail, l.Objects, l.Hints)
+	return suv.PlanLaunch(m.cfg, avail, objects, hints)
 }
 
-func pagesOf(bytes int64, page uint64) uint64 { return (uint64(bytes) + page - 1) / page }
-
-// release gives up the HBM of every object placed on g that the launch
-// does not hint, except a running host loop's window: Algorithm 1 plans
-// each launch's structures from the HBM, so what earlier launches pinned
-// or reserved becomes ordinary evictable memory. Host pins keep their
-// mapping, as SetAccessedBy does.
-func (m *suvMode) release(g int, hinted map[int]bool) {
-	for id, sp := range m.placed[g] {
-		if _, running := m.loops[id]; hinted[id] || running {
-			continue
-		}
-		for p := sp.first; p < sp.first+sp.pages; p++ {
-			if m.mode[g][p] != suvHost {
-				m.mode[g][p] = suvFree
-			}
+// free forgets object id, which the program freed: its pages' modes, its
+// pools and the HBM it held.
+func (m *suvMode) free(id int) {
+	for g := range m.mode {
+		if sp, ok := m.placed[g][id]; ok {
+			clear(m.mode[g][sp.first : sp.first+sp.pages])
 		}
 		delete(m.pools[g], id)
 		delete(m.placed[g], id)
 	}
+	delete(m.holds, id)
+	delete(m.windows, id)
 }
 
-// dropPools deletes the pools of hinted objects the plan no longer gives
-// one; their pages' modes are rewritten by the plan's actions.
-func (m *suvMode) dropPools(g int, l *SUVLaunch, plan suv.Plan, at map[string]int) {
-	pooled := map[int]bool{}
-	for _, a := range plan.Actions {
-		if a.Kind == suv.OnDemand || a.Kind == suv.EnableAC {
-			pooled[l.IDs[at[a.Object]]] = true
-		}
-	}
-	for _, h := range l.Hints {
-		if id := l.IDs[at[h.Object]]; !pooled[id] {
-			delete(m.pools[g], id)
-		}
-	}
-}
+func pagesOf(bytes int64, page uint64) uint64 { return (uint64(bytes) + page - 1) / page }
 
 // act carries out one action on g for object id, whose pages are obj.
 func (m *suvMode) act(g int, a suv.Action, id int, obj span, invals [][]uvmproto.Inval) {
