@@ -57,8 +57,9 @@ bench: build
 	done
 
 # The budget of the oversubscription figures: each from a cold cache (its
-# own results directory) with --jobs 2, wall time and peak RSS. About an
-# hour in all, so it is not part of bench.
+# own results directory) with --jobs 2, wall time and peak RSS. Several
+# hours in all (the SUV and ObservUVM figures at default scale take half an
+# hour each), so it is not part of bench.
 OVERSUB_FIGURES := uvmmu-fig1 uvmmu-fig4 uvmmu-fig5 uvmmu-fig6 ea-threshold ea-fig13 ea-fig14 \
 	observuvm-fig9 observuvm-fig10 observuvm-fig13 observuvm-fig14 observuvm-fig15 observuvm-fig16 observuvm-fig17 observuvm-fig3 \
 	suv-fig5 suv-fig7 suv-fig9 suv-density
