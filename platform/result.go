@@ -204,7 +204,7 @@ func (s *System) result() *Result {
 	if st, ok := s.driver.Service().ObserveStats(); ok {
 		r.PolicyStats = addStats(r.PolicyStats, st)
 	}
-	if st, ok := s.driver.Service().SUVStatsMap(); ok {
+	if st, ok := s.driver.Service().SUVStats(); ok {
 		r.PolicyStats = addStats(r.PolicyStats, st)
 	}
 	if st, ok := s.driver.Service().UVMSmartStats(); ok {

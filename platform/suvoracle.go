@@ -138,7 +138,10 @@ func newOracleWalk(alloc *objtable.Allocator, page uint64) *oracleWalk {
 // launch measures k's objects (one ObjectStats per argument).
 func (w *oracleWalk) launch(k *benchmarks.Kernel, conc, gpus int) []suv.ObjectStats {
 	w.launchID++
-	arg := map[int]int{}
+	arg := make([]int, len(w.alloc.Objects())) // argument index by object ID, -1 for none
+	for i := range arg {
+		arg[i] = -1
+	}
 	for j, id := range k.Args {
 		arg[id] = j
 	}
@@ -151,7 +154,7 @@ func (w *oracleWalk) launch(k *benchmarks.Kernel, conc, gpus int) []suv.ObjectSt
 		slot := wg % len(ring)
 		for _, p := range ring[slot] { // the workgroup conc places back leaves the window
 			if w.in[p]--; w.in[p] == 0 {
-				if j, ok := w.argOf(p, arg); ok {
+				if j := w.argOf(p, arg); j >= 0 {
 					window[j]--
 				}
 			}
@@ -168,8 +171,8 @@ func (w *oracleWalk) launch(k *benchmarks.Kernel, conc, gpus int) []suv.ObjectSt
 					if o == nil {
 						continue
 					}
-					j, ok := arg[o.ID]
-					if !ok {
+					j := arg[o.ID]
+					if j < 0 {
 						continue
 					}
 					st[j].Accesses++
@@ -199,13 +202,12 @@ func (w *oracleWalk) launch(k *benchmarks.Kernel, conc, gpus int) []suv.ObjectSt
 	return st
 }
 
-func (w *oracleWalk) argOf(p uint64, arg map[int]int) (int, bool) {
+func (w *oracleWalk) argOf(p uint64, arg []int) int {
 	o := w.alloc.ObjectAt(p * w.page)
 	if o == nil {
-		return 0, false
+		return -1
 	}
-	j, ok := arg[o.ID]
-	return j, ok
+	return arg[o.ID]
 }
 
 func (w *oracleWalk) grow(j int, page int64) {

@@ -52,10 +52,9 @@ type suvMode struct {
 	hbm   int64
 	mode  [][]uint8
 	pools []map[int]*suv.QuotaPool
-	// placed lists, per GPU, the objects whose pages have a mode, with
-	// their page range, so that a launch can release the ones it does not
-	// hint.
-	placed []map[int]span
+	// placed is the page range of every object an action touched, for
+	// free and verify.
+	placed map[int]span
 	// holds is the HBM each placed object holds, by object ID: its pins,
 	// its pool's quota or its iteration window (0 when it lives on the
 	// host). windows marks the Iterative ones whose window moves with
@@ -66,13 +65,13 @@ type suvMode struct {
 	// without a capacity limit).
 	inner   eviction.Policy
 	victims []uint64
-	stats   SUVStats
+	stats   suvStats
 }
 
 type span struct{ first, pages uint64 }
 
-// SUVStats are the driver's counts of SUV-Mgmt's actions.
-type SUVStats struct {
+// suvStats are the driver's counts of SUV-Mgmt's actions.
+type suvStats struct {
 	Launches uint64
 	// Pages given each treatment, summed over launches and GPUs.
 	PinnedHBM, PinnedHost, Pooled, Counted, Prefetched, IterEvicted uint64
@@ -104,26 +103,17 @@ func (s *Service) buildSUV(b Builder) error {
 	if !s.objects {
 		return fmt.Errorf("uvm.adaptive=%s needs the driver to know each page's object (WithObjectLookup)", b.cfg.Adaptive)
 	}
-	m := &suvMode{s: s, cfg: c, sc: b.cfg.Adaptive == AdaptiveSC, page: b.pageSize,
-		hbm: int64(b.capacity) * int64(b.pageSize), holds: map[int]int64{}, windows: map[int]bool{}}
 	if b.capacity <= 0 {
 		return fmt.Errorf("uvm.adaptive=%s plans a GPU's HBM: the driver needs its capacity (WithCapacity)", b.cfg.Adaptive)
 	}
+	m := &suvMode{s: s, cfg: c, sc: b.cfg.Adaptive == AdaptiveSC, page: b.pageSize,
+		hbm: int64(b.capacity) * int64(b.pageSize), placed: map[int]span{}, holds: map[int]int64{}, windows: map[int]bool{}}
 	for g := 0; g < len(s.counters); g++ {
 		m.mode = append(m.mode, make([]uint8, b.pages))
 		m.pools = append(m.pools, map[int]*suv.QuotaPool{})
-		m.placed = append(m.placed, map[int]span{})
 	}
 	s.suv = m
 	return nil
-}
-
-// SUVStats are SUV-Mgmt's counts (ok is false without it).
-func (s *Service) SUVStats() (st SUVStats, ok bool) {
-	if s.suv == nil {
-		return st, false
-	}
-	return s.suv.stats, true
 }
 
 // Place queues launch l's placement: a driver call that costs the fixed
@@ -216,13 +206,14 @@ func (m *suvMode) plan(avail int64, objects []suv.Object, hints suv.Hints) (suv.
 // free forgets object id, which the program freed: its pages' modes, its
 // pools and the HBM it held.
 func (m *suvMode) free(id int) {
+	sp, ok := m.placed[id]
 	for g := range m.mode {
-		if sp, ok := m.placed[g][id]; ok {
+		if ok {
 			clear(m.mode[g][sp.first : sp.first+sp.pages])
 		}
 		delete(m.pools[g], id)
-		delete(m.placed[g], id)
 	}
+	delete(m.placed, id)
 	delete(m.holds, id)
 	delete(m.windows, id)
 }
@@ -233,7 +224,7 @@ func pagesOf(bytes int64, page uint64) uint64 { return (uint64(bytes) + page - 1
 func (m *suvMode) act(g int, a suv.Action, id int, obj span, invals [][]uvmproto.Inval) {
 	first := obj.first + uint64(a.Range.Off)/m.page
 	end := min(obj.first+obj.pages, obj.first+(uint64(a.Range.Off+a.Range.Len)+m.page-1)/m.page)
-	m.placed[g][id] = obj
+	m.placed[id] = obj
 	mode, count := m.treatment(a.Kind)
 	var pool *suv.QuotaPool
 	if mode == suvPool || mode == suvAC {
@@ -332,14 +323,19 @@ func (m *suvMode) fetch(g int, p uint64, invals [][]uvmproto.Inval) {
 
 // toHost evicts g's copy of p and maps the host copy on g.
 func (m *suvMode) toHost(g int, p uint64, invals [][]uvmproto.Inval) {
-	s := m.s
 	if m.resident(g, p) {
-		plan := s.clearScratch()
-		s.table.Evict(g, p, plan)
-		s.counters[g].Evictions++
-		s.collect(g, plan, uvmproto.CauseHost, invals)
+		m.evict(g, p, invals)
 	}
 	m.mapHost(g, p, invals)
+}
+
+// evict takes g's copy of p back to the host, counted as an eviction.
+func (m *suvMode) evict(g int, p uint64, invals [][]uvmproto.Inval) {
+	s := m.s
+	plan := s.clearScratch()
+	s.table.Evict(g, p, plan)
+	s.counters[g].Evictions++
+	s.collect(g, plan, uvmproto.CauseHost, invals)
 }
 
 // mapHost maps p remotely on g when the host holds it and g does not map
@@ -400,6 +396,9 @@ func (m *suvMode) trim(pinned func(uint64) bool, batch int, invals [][]uvmproto.
 	capacity := int(m.hbm / int64(m.page))
 	for g, pools := range m.pools {
 		over := s.table.Used(g) - capacity
+		if over <= 0 {
+			continue
+		}
 		for _, id := range slices.Sorted(maps.Keys(pools)) {
 			if over <= 0 {
 				break
@@ -417,10 +416,7 @@ func (m *suvMode) trim(pinned func(uint64) bool, batch int, invals [][]uvmproto.
 				if pinned(v) {
 					continue
 				}
-				plan := s.clearScratch()
-				s.table.Evict(g, v, plan)
-				s.counters[g].Evictions++
-				s.collect(g, plan, uvmproto.CauseHost, invals)
+				m.evict(g, v, invals)
 				m.stats.PoolEvictions++
 				n--
 				over--
@@ -512,13 +508,13 @@ func (s *Service) wrapSUV() error {
 	return nil
 }
 
-// SUVStatsMap are SUV-Mgmt's counts as suv_* result entries (ok is false
+// SUVStats are SUV-Mgmt's counts as suv_* result entries (ok is false
 // without it).
-func (s *Service) SUVStatsMap() (map[string]uint64, bool) {
-	st, ok := s.SUVStats()
-	if !ok {
+func (s *Service) SUVStats() (map[string]uint64, bool) {
+	if s.suv == nil {
 		return nil, false
 	}
+	st := s.suv.stats
 	return map[string]uint64{"suv_launches": st.Launches, "suv_pinned_hbm_pages": st.PinnedHBM,
 		"suv_pinned_host_pages": st.PinnedHost, "suv_pooled_pages": st.Pooled, "suv_counted_pages": st.Counted,
 		"suv_prefetched_pages": st.Prefetched, "suv_iteration_evicted_pages": st.IterEvicted,
@@ -527,7 +523,8 @@ func (s *Service) SUVStatsMap() (map[string]uint64, bool) {
 }
 
 // verify checks, in the checking mode, what SUV-Mgmt promises after each
-// batch: every pool holds only resident pages of its own structure, and
+// batch: every page a pool holds is resident (a pool refuses another
+// structure's pages by construction), and
 // within its quota (but for the pages the batch is still placing)
 // whenever its GPU is full; and, after a launch's placement, the pinned
 // pages fit each GPU's HBM.
@@ -539,10 +536,10 @@ func (m *suvMode) verify(launch bool, batch int) error {
 			if over := q.Over(); full && over > batch {
 				return fmt.Errorf("uvm: suv pool of object %d on GPU %d holds %d pages, quota %d, on a full GPU", id, g, q.Resident(), q.Quota())
 			}
-			sp := m.placed[g][id]
+			sp := m.placed[id]
 			for p := sp.first; p < sp.first+sp.pages; p++ {
-				if q.Holds(p) && (!m.resident(g, p) || m.s.objectOf(p*m.page) != id) {
-					return fmt.Errorf("uvm: suv pool of object %d on GPU %d holds page %d, which is not its own resident page", id, g, p)
+				if q.Holds(p) && !m.resident(g, p) {
+					return fmt.Errorf("uvm: suv pool of object %d on GPU %d holds page %d, which is not resident", id, g, p)
 				}
 			}
 		}
