@@ -165,7 +165,7 @@ func (s *bfsStream) Next(in *Instruction) bool {
 	if s.v0 >= s.v1 && s.step > 0 { // past the last vertex: kernarg, bounds check
 		return false
 	}
-	*in = Instruction{Addr: in.Addr}
+	in.Reset()
 	switch s.step {
 	case 0:
 		s.step++

@@ -285,7 +285,8 @@ func newRBFSStream(g *csr, depth []int32, curr int32, v0 int, a rbfsArrays) *rbf
 
 // Next implements Stream.
 func (s *rbfsStream) Next(in *Instruction) bool {
-	*in = Instruction{Addr: in.Addr, Compute: graphCycles}
+	in.Reset()
+	in.Compute = graphCycles
 	switch {
 	case s.step == 0:
 		s.step++

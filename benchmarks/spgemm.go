@@ -381,7 +381,8 @@ func (s *spgemmRowStream) Next(in *Instruction) bool {
 	}
 	step := steps[s.i]
 	s.i++
-	*in = Instruction{Addr: in.Addr, Compute: loadCycles}
+	in.Reset()
+	in.Compute = loadCycles
 	a, r := s.a, uint64(s.row)
 	aStart := r * spgemmRowNNZ
 	switch step {

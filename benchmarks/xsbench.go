@@ -329,7 +329,8 @@ func newXSBStream(x *xsbGrids, a *xsbArrays, start uint64, i0 int) *xsbStream {
 
 // Next implements Stream.
 func (s *xsbStream) Next(in *Instruction) bool {
-	*in = Instruction{Addr: in.Addr, Compute: loadCycles}
+	in.Reset()
+	in.Compute = loadCycles
 	switch s.step {
 	case 0: // one step of grid_search for the lanes still searching
 		in.Compute = xsbSearchCycles

@@ -12,7 +12,10 @@
 // page then costs the same as one of a 4 KB page.
 package cache
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // Cache is a set-associative array of keys. A key's set is key mod sets.
 type Cache struct {
@@ -22,6 +25,11 @@ type Cache struct {
 	used       []uint64 // last-use stamp; 0 means invalid
 	clock      uint64
 	wide       *wide // the hash index and LRU lists, from wideWays up
+	// setMask is sets-1 when sets is a power of two (0 otherwise): a mask
+	// instead of a 64-bit division on every access.
+	setMask uint64
+	// waysShift is log2(ways) when ways is a power of two, else -1.
+	waysShift int
 }
 
 // New makes a cache of the given number of entries and ways. Entries must be
@@ -33,6 +41,13 @@ func New(entries, ways int) (*Cache, error) {
 	c := &Cache{
 		sets: entries / ways, ways: ways,
 		keys: make([]uint64, entries), gens: make([]uint32, entries), used: make([]uint64, entries),
+	}
+	if c.sets&(c.sets-1) == 0 {
+		c.setMask = uint64(c.sets - 1)
+	}
+	c.waysShift = -1
+	if ways&(ways-1) == 0 {
+		c.waysShift = bits.TrailingZeros(uint(ways))
 	}
 	if useWide(entries, ways) {
 		c.wide = newWide(c.sets, ways)
@@ -46,7 +61,23 @@ func (c *Cache) Sets() int { return c.sets }
 // Ways is the associativity.
 func (c *Cache) Ways() int { return c.ways }
 
-func (c *Cache) set(key uint64) int { return int(key%uint64(c.sets)) * c.ways }
+func (c *Cache) set(key uint64) int { return c.setOf(key) * c.ways }
+
+// setOfWay is the set number of way index i.
+func (c *Cache) setOfWay(i int) int {
+	if c.waysShift >= 0 {
+		return i >> c.waysShift
+	}
+	return i / c.ways
+}
+
+// setOf is key's set number.
+func (c *Cache) setOf(key uint64) int {
+	if c.setMask != 0 || c.sets == 1 {
+		return int(key & c.setMask)
+	}
+	return int(key % uint64(c.sets))
+}
 
 // Lookup reports whether key is present with generation gen and, if so,
 // marks it most recently used. An entry of another generation is stale: it

@@ -136,7 +136,7 @@ func (w *wide) append(s, i int) {
 
 // touch makes valid way i the most recently used.
 func (c *Cache) touch(i int) {
-	s := i / c.ways
+	s := c.setOfWay(i)
 	if c.wide.tail[s] != int32(i) {
 		c.wide.unlink(s, i)
 		c.wide.append(s, i)
@@ -146,7 +146,7 @@ func (c *Cache) touch(i int) {
 // drop invalidates valid way i.
 func (c *Cache) drop(i int) {
 	w := c.wide
-	s := i / c.ways
+	s := c.setOfWay(i)
 	c.indexRemove(i)
 	w.unlink(s, i)
 	o := i - s*c.ways
@@ -175,7 +175,7 @@ func (c *Cache) wideInsert(key uint64, gen uint32) (victim uint64, evicted bool)
 		c.touch(i)
 		return 0, false
 	}
-	s := c.set(key) / c.ways
+	s := c.setOf(key)
 	i := c.wideVictim(s)
 	if c.used[i] != 0 {
 		victim, evicted = c.keys[i], true

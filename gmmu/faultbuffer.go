@@ -31,8 +31,16 @@ type FaultBuffer struct {
 	outstanding map[uint64]*fault
 	inFlight    bool
 	concurrent  bool
-	acPending   [][]uint64
-	acInFlight  bool
+	// Notifications waiting for the batch in flight, each kept as runs of
+	// consecutive pages (a 2 MB group's 512 pages in one run): they can
+	// pile up by the million behind a slow batch (bicgstab under the AC
+	// baseline), and page lists made that 5 GB. acEnds[i] is the end of
+	// notification acHead+i's runs in acRuns[acRunHead:].
+	acRuns     []pageRun
+	acEnds     []int
+	acRunHead  int
+	acHead     int
+	acInFlight bool
 
 	ready Ready
 }
@@ -96,9 +104,20 @@ func (b *FaultBuffer) upgradePending(e uvmproto.FaultEntry) {
 	}
 }
 
-// Notify queues an access-counter notification naming pages.
+// pageRun is n consecutive pages from first.
+type pageRun struct{ first, n uint64 }
+
+// Notify queues an access-counter notification naming pages. It keeps no
+// reference to pages.
 func (b *FaultBuffer) Notify(pages []uint64) {
-	b.acPending = append(b.acPending, pages)
+	for i, p := range pages {
+		if k := len(b.acRuns) - 1; i > 0 && b.acRuns[k].first+b.acRuns[k].n == p {
+			b.acRuns[k].n++
+			continue
+		}
+		b.acRuns = append(b.acRuns, pageRun{first: p, n: 1})
+	}
+	b.acEnds = append(b.acEnds, len(b.acRuns))
 	if !b.acInFlight {
 		b.flushCounters()
 	}
@@ -159,15 +178,31 @@ func (b *FaultBuffer) flush() {
 }
 
 func (b *FaultBuffer) flushCounters() {
-	if len(b.acPending) == 0 {
+	waiting := len(b.acEnds) - b.acHead
+	if waiting == 0 {
 		return
 	}
-	n := min(len(b.acPending), b.batchMax)
+	n := min(waiting, b.batchMax)
+	end := b.acEnds[b.acHead+n-1]
 	var pages []uint64
-	for _, group := range b.acPending[:n] {
-		pages = append(pages, group...)
+	for _, r := range b.acRuns[b.acRunHead:end] {
+		for p := r.first; p < r.first+r.n; p++ {
+			pages = append(pages, p)
+		}
 	}
-	b.acPending = append(b.acPending[:0], b.acPending[n:]...)
+	b.acHead += n
+	b.acRunHead = end
+	if b.acHead == len(b.acEnds) {
+		b.acRuns, b.acEnds = b.acRuns[:0], b.acEnds[:0]
+		b.acHead, b.acRunHead = 0, 0
+	} else if b.acHead > len(b.acEnds)/2 { // compact, so the queue's memory follows its length
+		for i := b.acHead; i < len(b.acEnds); i++ {
+			b.acEnds[i-b.acHead] = b.acEnds[i] - b.acRunHead
+		}
+		b.acEnds = b.acEnds[:len(b.acEnds)-b.acHead]
+		b.acRuns = b.acRuns[:copy(b.acRuns, b.acRuns[b.acRunHead:])]
+		b.acHead, b.acRunHead = 0, 0
+	}
 	b.acInFlight = true
 	b.ready.Send = append(b.ready.Send, b.build.CounterBatch(b.gpu, pages, n))
 }

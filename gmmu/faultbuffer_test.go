@@ -1,6 +1,7 @@
 package gmmu
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/sarchlab/akita/v3/sim"
@@ -138,5 +139,43 @@ func TestFaultBufferCountersHaveTheirOwnFlow(t *testing.T) {
 	}
 	if !b.InFlight() {
 		t.Fatal("a counter reply ended the fault batch")
+	}
+}
+
+// Notifications queued behind a batch leave in order, each whole, however
+// the queue is compacted, and the buffer keeps no caller's slice.
+func TestFaultBufferCounterQueueKeepsOrder(t *testing.T) {
+	b := NewFaultBuffer(0, 3)
+	var want []uint64
+	buf := make([]uint64, 0, 8)
+	for i := uint64(0); i < 40; i++ {
+		// Runs, single pages and a gap: 100i, 100i+1, ..., then 100i+50.
+		buf = buf[:0]
+		for p := uint64(0); p < i%5; p++ {
+			buf = append(buf, 100*i+p)
+		}
+		buf = append(buf, 100*i+50)
+		want = append(want, buf...)
+		b.Notify(buf)
+		clear(buf) // the caller reuses its slice
+	}
+	var got []uint64
+	notes := 0
+	for {
+		rd := b.Ready()
+		if len(rd.Send) == 0 {
+			break
+		}
+		cb := rd.Send[0].(*uvmproto.CounterBatchMsg)
+		got = append(got, cb.Pages...)
+		notes += cb.Notifications
+		if cb.Notifications > 3 {
+			t.Fatalf("a batch of %d notifications, the limit is 3", cb.Notifications)
+		}
+		b.Advance()
+		b.Reply(nil, nil, false, true)
+	}
+	if notes != 40 || !slices.Equal(got, want) {
+		t.Fatalf("%d notifications with pages %v, want 40 with %v", notes, got, want)
 	}
 }

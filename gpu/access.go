@@ -85,10 +85,7 @@ func (g *Comp) accessPage(wf *wavefront, cu *computeUnit, i int, t sim.VTimeInSe
 		g.observer.Access(g.id, wf.pages[i], write, target)
 	}
 	remote := 0
-	for l := 0; l < wf.nLines; l++ {
-		if int(wf.linePage[l]) != i {
-			continue
-		}
+	for l := int(wf.pageStart[i]); l < int(wf.pageStart[i+1]); l++ {
 		if target != g.id {
 			if g.remoteHitsL1V(cu, wf, wf.lines[l], write, t) {
 				continue

@@ -26,6 +26,8 @@ type accessCounters struct {
 	// driver clears it; its Fig. 3). Nil: a counter starts again from zero
 	// at once (the GRIT/OASIS model).
 	latched []bool
+	// buf holds the last notification's pages (count's result).
+	buf []uint64
 }
 
 func newAccessCounters(threshold int, groupBytes, pageSize, pages uint64, perPage bool) accessCounters {
@@ -43,7 +45,8 @@ func newAccessCounters(threshold int, groupBytes, pageSize, pages uint64, perPag
 }
 
 // count adds n remote lines to page's group and returns the pages to
-// migrate when the threshold is reached, else nil.
+// migrate when the threshold is reached, else nil. The pages are valid
+// until the next count (the GMMU copies what it queues).
 func (a *accessCounters) count(page uint64, n int) []uint64 {
 	grp := page >> a.groupShift
 	if a.latched != nil {
@@ -66,14 +69,16 @@ func (a *accessCounters) count(page uint64, n int) []uint64 {
 		if a.sub {
 			a.mask[grp] = 0
 		}
-		return []uint64{page}
+		a.buf = append(a.buf[:0], page)
+		return a.buf
 	}
 	first := grp << a.groupShift
-	var out []uint64
+	out := a.buf[:0]
 	if !a.sub {
 		for p := first; p < min(first+1<<a.groupShift, a.pages); p++ {
 			out = append(out, p)
 		}
+		a.buf = out
 		return out
 	}
 	m := a.mask[grp]
@@ -87,6 +92,7 @@ func (a *accessCounters) count(page uint64, n int) []uint64 {
 			out = append(out, p)
 		}
 	}
+	a.buf = out
 	return out
 }
 

@@ -124,6 +124,14 @@ type Comp struct {
 	flushes uint32
 
 	ac accessCounters
+	// The page index of the instruction being coalesced (pageIndex).
+	pageStamp  uint32
+	pageStamps [pageSlots]uint32
+	pageAt     [pageSlots]uint8
+	scratch    coalescing
+	// exactLineBits: a page has at most 64 lines, so coalescing's bit
+	// per line%64 is the line itself.
+	exactLineBits bool
 	// remoteLines gathers, per owner, the lines an RDMA request names.
 	remoteLines [][]uint64
 	err         error
@@ -292,44 +300,109 @@ func (g *Comp) step(wf *wavefront, now sim.VTimeInSec) {
 	g.execute(wf, t)
 }
 
-// coalesce turns the lanes into distinct lines, grouped by page.
+// coalesce turns the lanes into distinct lines, grouped by page. Lanes
+// usually walk addresses in order, so each page's lines arrive together
+// and are grouped as they come; otherwise a counting sort by page, stable,
+// groups them after.
 func (g *Comp) coalesce(wf *wavefront) {
 	in := &wf.inst
-	wf.nLines, wf.nPages = 0, 0
+	sc := &g.scratch
+	n := 0
+	wf.nPages = 0
+	if g.pageStamp++; g.pageStamp == 0 { // wrapped: old stamps could match
+		clear(g.pageStamps[:])
+		g.pageStamp = 1
+	}
+	grouped := true
 	lastLine := ^uint64(0)
+	pi := 0 // the last lane's page
 	for i := 0; i < in.Lanes; i++ {
 		ptr := in.Addr[i]
 		line := objtable.Strip(ptr) >> g.lineShift
-		if line == lastLine || g.seenLine(wf, line) {
+		if line == lastLine {
+			continue
+		}
+		page := line >> (g.pageShift - g.lineShift)
+		if wf.nPages == 0 || wf.pages[pi] != page {
+			known := wf.nPages
+			if pi = g.pageIndex(wf, page, ptr); pi == known {
+				wf.pageStart[pi] = int8(n) // a new page
+			}
+		}
+		if bit := uint64(1) << (line & 63); sc.bits[pi]&bit == 0 {
+			sc.bits[pi] |= bit
+		} else if g.exactLineBits || seenLine(wf, n, line) {
 			continue
 		}
 		lastLine = line
-		page := line >> (g.pageShift - g.lineShift)
-		pi := g.pageIndex(wf, page, ptr)
-		wf.done[pi] = false
-		wf.lines[wf.nLines] = line
-		wf.linePage[wf.nLines] = uint8(pi)
-		wf.nLines++
+		grouped = grouped && pi == wf.nPages-1
+		wf.lines[n], sc.page[n] = line, int8(pi)
+		n++
+	}
+	wf.nLines = n
+	wf.pageStart[wf.nPages] = int8(n)
+	if !grouped {
+		sc.group(wf)
 	}
 }
 
-func (g *Comp) seenLine(wf *wavefront, line uint64) bool {
-	for i := 0; i < wf.nLines; i++ {
-		if wf.lines[i] == line {
+// coalescing is coalesce's working state: each line's page, and a bit per
+// line%64 seen on each page, whose clear bit proves a line new.
+type coalescing struct {
+	page [trace.WavefrontSize]int8
+	bits [trace.WavefrontSize]uint64
+	tmp  [trace.WavefrontSize]uint64
+}
+
+// seenLine reports whether line is among wf's first n lines.
+func seenLine(wf *wavefront, n int, line uint64) bool {
+	for l := 0; l < n; l++ {
+		if wf.lines[l] == line {
 			return true
 		}
 	}
 	return false
 }
 
+// group sorts wf's lines by page, keeping their order within a page, and
+// sets pageStart.
+func (sc *coalescing) group(wf *wavefront) {
+	var count [trace.WavefrontSize + 1]int8
+	for l := 0; l < wf.nLines; l++ {
+		count[sc.page[l]+1]++
+	}
+	for p := 0; p < wf.nPages; p++ {
+		count[p+1] += count[p]
+		wf.pageStart[p] = count[p]
+	}
+	copy(sc.tmp[:wf.nLines], wf.lines[:wf.nLines])
+	for l := 0; l < wf.nLines; l++ {
+		p := sc.page[l]
+		wf.lines[count[p]] = sc.tmp[l]
+		count[p]++
+	}
+}
+
+// pageSlots is the size of the open-addressed page index coalesce uses,
+// twice the most pages an instruction can touch.
+const pageSlots = 2 * trace.WavefrontSize
+
+// pageIndex returns page's index in the instruction's pages, adding it
+// (with ptr, a tagged address in it, and no lines yet) if new. Slots
+// stamped with another coalesce are empty, so the index is never cleared.
 func (g *Comp) pageIndex(wf *wavefront, page, ptr uint64) int {
-	for i := wf.nPages - 1; i >= 0; i-- {
-		if wf.pages[i] == page {
-			return i
+	h := int((page * 0x9E3779B97F4A7C15) >> 57) // log2(pageSlots) bits
+	for ; g.pageStamps[h] == g.pageStamp; h = (h + 1) & (pageSlots - 1) {
+		if pi := g.pageAt[h]; wf.pages[pi] == page {
+			return int(pi)
 		}
 	}
-	wf.pages[wf.nPages] = page
-	wf.ptr[wf.nPages] = ptr
+	pi := wf.nPages
+	g.pageStamps[h], g.pageAt[h] = g.pageStamp, uint8(pi)
+	wf.pages[pi] = page
+	wf.ptr[pi] = ptr
+	wf.done[pi] = false
+	g.scratch.bits[pi] = 0
 	wf.nPages++
-	return wf.nPages - 1
+	return pi
 }

@@ -18,14 +18,19 @@ type wavefront struct {
 	inst   trace.Instruction
 	m      machine
 
-	nLines   int
-	lines    [trace.WavefrontSize]uint64
-	linePage [trace.WavefrontSize]uint8 // index into pages
-	nPages   int
-	pages    [trace.WavefrontSize]uint64
-	ptr      [trace.WavefrontSize]uint64 // a tagged address in each page
-	kind     [trace.WavefrontSize]uvmproto.MapKind
-	owner    [trace.WavefrontSize]int8
+	nLines int
+	// lines are the instruction's distinct lines grouped by page, in
+	// coalescing order within a page: page p's are lines[pageStart[p]:
+	// pageStart[p+1]], so a page's lines are visited without scanning
+	// every line (uncoalesced accesses, 64 pages of a line each, were
+	// quadratic).
+	lines     [trace.WavefrontSize]uint64
+	pageStart [trace.WavefrontSize + 1]int8
+	nPages    int
+	pages     [trace.WavefrontSize]uint64
+	ptr       [trace.WavefrontSize]uint64 // a tagged address in each page
+	kind      [trace.WavefrontSize]uvmproto.MapKind
+	owner     [trace.WavefrontSize]int8
 	// done marks pages whose lines were accessed. Lanes complete page by
 	// page, so a replay only redoes the pages that faulted.
 	done [trace.WavefrontSize]bool
