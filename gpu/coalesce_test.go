@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/trace"
@@ -71,7 +72,7 @@ func TestCoalesceGroupsLinesByPage(t *testing.T) {
 				total := 0
 				for p := range pages {
 					got := wf.lines[wf.pageStart[p]:wf.pageStart[p+1]]
-					if wf.pages[p] != pages[p] || !equal(got, byPage[p]) {
+					if wf.pages[p] != pages[p] || !slices.Equal(got, byPage[p]) {
 						t.Fatalf("%s, page shift %d: page %d is %#x with lines %v, want %#x with %v",
 							name, pageShift, p, wf.pages[p], got, pages[p], byPage[p])
 					}
@@ -86,16 +87,4 @@ func TestCoalesceGroupsLinesByPage(t *testing.T) {
 			}
 		}
 	}
-}
-
-func equal(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
