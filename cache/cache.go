@@ -25,9 +25,10 @@ type Cache struct {
 	used       []uint64 // last-use stamp; 0 means invalid
 	clock      uint64
 	wide       *wide // the hash index and LRU lists, from wideWays up
-	// setMask is sets-1 when sets is a power of two (0 otherwise): a mask
+	// setMask is sets-1 when sets is a power of two (setPow2): a mask
 	// instead of a 64-bit division on every access.
 	setMask uint64
+	setPow2 bool
 	// waysShift is log2(ways) when ways is a power of two, else -1.
 	waysShift int
 }
@@ -42,9 +43,8 @@ func New(entries, ways int) (*Cache, error) {
 		sets: entries / ways, ways: ways,
 		keys: make([]uint64, entries), gens: make([]uint32, entries), used: make([]uint64, entries),
 	}
-	if c.sets&(c.sets-1) == 0 {
-		c.setMask = uint64(c.sets - 1)
-	}
+	c.setPow2 = c.sets&(c.sets-1) == 0
+	c.setMask = uint64(c.sets - 1)
 	c.waysShift = -1
 	if ways&(ways-1) == 0 {
 		c.waysShift = bits.TrailingZeros(uint(ways))
@@ -73,7 +73,7 @@ func (c *Cache) setOfWay(i int) int {
 
 // setOf is key's set number.
 func (c *Cache) setOf(key uint64) int {
-	if c.setMask != 0 || c.sets == 1 {
+	if c.setPow2 {
 		return int(key & c.setMask)
 	}
 	return int(key % uint64(c.sets))

@@ -116,7 +116,6 @@ func (b Builder) Build(name string) (*Comp, error) {
 		lineGen:   make([]uint32, b.pages),
 	}
 	g.linesPerPage = g.pageShift - g.lineShift
-	g.exactLineBits = g.linesPerPage <= 6
 	g.ac = newAccessCounters(b.acThresh, b.acGroup, b.pageSize, b.pages, b.acPage)
 	if b.acLatch {
 		g.ac.latch()

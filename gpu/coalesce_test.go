@@ -54,7 +54,7 @@ func TestCoalesceGroupsLinesByPage(t *testing.T) {
 	for _, pageShift := range []uint{12, 16, 21} {
 		for name, addr := range patterns {
 			for rep := 0; rep < 20; rep++ {
-				g := &Comp{lineShift: 6, pageShift: pageShift, linesPerPage: pageShift - 6, exactLineBits: pageShift-6 <= 6}
+				g := &Comp{lineShift: 6, pageShift: pageShift, linesPerPage: pageShift - 6}
 				wf := &wavefront{}
 				lanes := 1 + rng.Intn(trace.WavefrontSize)
 				wf.inst.Lanes = lanes

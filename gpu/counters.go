@@ -78,18 +78,17 @@ func (a *accessCounters) count(page uint64, n int) []uint64 {
 		for p := first; p < min(first+1<<a.groupShift, a.pages); p++ {
 			out = append(out, p)
 		}
-		a.buf = out
-		return out
-	}
-	m := a.mask[grp]
-	a.mask[grp] = 0
-	for s := uint64(0); s < 32; s++ {
-		if m&(1<<s) == 0 {
-			continue
-		}
-		lo := first + s<<a.subShift
-		for p := lo; p < min(lo+1<<a.subShift, a.pages); p++ {
-			out = append(out, p)
+	} else {
+		m := a.mask[grp]
+		a.mask[grp] = 0
+		for s := uint64(0); s < 32; s++ {
+			if m&(1<<s) == 0 {
+				continue
+			}
+			lo := first + s<<a.subShift
+			for p := lo; p < min(lo+1<<a.subShift, a.pages); p++ {
+				out = append(out, p)
+			}
 		}
 	}
 	a.buf = out

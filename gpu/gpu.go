@@ -129,9 +129,6 @@ type Comp struct {
 	pageStamps [pageSlots]uint32
 	pageAt     [pageSlots]uint8
 	scratch    coalescing
-	// exactLineBits: a page has at most 64 lines, so coalescing's bit
-	// per line%64 is the line itself.
-	exactLineBits bool
 	// remoteLines gathers, per owner, the lines an RDMA request names.
 	remoteLines [][]uint64
 	err         error
@@ -331,7 +328,7 @@ func (g *Comp) coalesce(wf *wavefront) {
 		}
 		if bit := uint64(1) << (line & 63); sc.bits[pi]&bit == 0 {
 			sc.bits[pi] |= bit
-		} else if g.exactLineBits || seenLine(wf, n, line) {
+		} else if g.linesPerPage <= 6 || seenLine(wf, n, line) { // at most 64 lines a page: the bit is the line
 			continue
 		}
 		lastLine = line

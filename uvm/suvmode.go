@@ -524,10 +524,9 @@ func (s *Service) SUVStats() (map[string]uint64, bool) {
 
 // verify checks, in the checking mode, what SUV-Mgmt promises after each
 // batch: every page a pool holds is resident (a pool refuses another
-// structure's pages by construction), and
-// within its quota (but for the pages the batch is still placing)
-// whenever its GPU is full; and, after a launch's placement, the pinned
-// pages fit each GPU's HBM.
+// structure's pages by construction), and within its quota (but for the
+// pages the batch is still placing) whenever its GPU is full; and, after a
+// launch's placement, the pinned pages fit each GPU's HBM.
 func (m *suvMode) verify(launch bool, batch int) error {
 	capacity := int(m.hbm / int64(m.page))
 	for g, pools := range m.pools {
