@@ -14,14 +14,14 @@ import (
 // lines go through L1V, L2 and DRAM, or over NVLink when it is mapped
 // remotely; a page that faults is raised to the GMMU when its walk ends.
 func (g *Comp) execute(wf *wavefront, t sim.VTimeInSec) {
-	write := wf.inst.Write
+	write := wf.write
 	nFaults, faultAt := 0, sim.VTimeInSec(0)
 	cu := &g.cus[wf.wg.cu]
 	for i := 0; i < wf.nPages; i++ {
-		if wf.done[i] {
+		if wf.pg[i].done {
 			continue
 		}
-		page := wf.pages[i]
+		page := wf.pg[i].page
 		tp := t + g.l1tlbLat
 		walked := false
 		tgen := g.tlbGen[page]
@@ -59,7 +59,7 @@ func (g *Comp) execute(wf *wavefront, t sim.VTimeInSec) {
 			g.l2tlb.Insert(page, tgen)
 			cu.l1tlb.Insert(page, tgen)
 		}
-		wf.kind[i], wf.owner[i] = pte.Kind, pte.Owner
+		wf.pg[i].kind, wf.pg[i].owner = pte.Kind, pte.Owner
 		if g.recency != nil && !pte.Kind.Remote() {
 			g.recency.Touch(g.id, page)
 		}
@@ -71,21 +71,21 @@ func (g *Comp) execute(wf *wavefront, t sim.VTimeInSec) {
 
 // accessPage moves the lines of page i, translated at t.
 func (g *Comp) accessPage(wf *wavefront, cu *computeUnit, i int, t sim.VTimeInSec) {
-	write := wf.inst.Write
-	wf.done[i] = true
+	write := wf.write
+	wf.pg[i].done = true
 	target, slot := g.id, g.id
-	if wf.kind[i].Remote() {
-		target, slot = int(wf.owner[i]), int(wf.owner[i])
+	if wf.pg[i].kind.Remote() {
+		target, slot = int(wf.pg[i].owner), int(wf.pg[i].owner)
 		if target == uvmproto.Host {
 			slot = len(g.peers) // zero-copy: host memory over PCIe
 		}
 		wf.m.remoteAt = t
 	}
 	if g.observer != nil {
-		g.observer.Access(g.id, wf.pages[i], write, target)
+		g.observer.Access(g.id, wf.pg[i].page, write, target)
 	}
 	remote := 0
-	for l := int(wf.pageStart[i]); l < int(wf.pageStart[i+1]); l++ {
+	for l := int(wf.pg[i].start); l < int(wf.pg[i+1].start); l++ {
 		if target != g.id {
 			if g.remoteHitsL1V(cu, wf, wf.lines[l], write, t) {
 				continue
@@ -97,7 +97,7 @@ func (g *Comp) accessPage(wf *wavefront, cu *computeUnit, i int, t sim.VTimeInSe
 		wf.m.localDone = max(wf.m.localDone, g.localLine(cu, wf.lines[l], write, t))
 	}
 	if remote > 0 {
-		if pages := g.ac.count(wf.pages[i], remote); pages != nil {
+		if pages := g.ac.count(wf.pg[i].page, remote); pages != nil {
 			g.mmu.NotifyCounter(t, pages)
 		}
 	}
@@ -131,7 +131,7 @@ func (g *Comp) sendRemote(wf *wavefront) {
 		}
 		g.counters.RemoteLines += uint64(len(lines))
 		wf.m.sentRemote()
-		req := g.build.RDMA(lines, wf.inst.Write, wf.id, 1<<g.lineShift)
+		req := g.build.RDMA(lines, wf.write, wf.id, 1<<g.lineShift)
 		g.remoteLines[owner] = lines[:0]
 		if owner == len(g.peers) {
 			g.counters.HostLines += uint64(req.N)
@@ -177,13 +177,13 @@ func (g *Comp) memLine(line uint64, t sim.VTimeInSec) sim.VTimeInSec {
 // raise hands the instruction's faults to the GMMU and waits.
 func (g *Comp) raise(wf *wavefront, now sim.VTimeInSec) {
 	w := waiter{g: g, wf: wf}
-	write := wf.inst.Write
+	write := wf.write
 	n := 0
 	for i := 0; i < wf.m.nFaults; i++ {
 		pi := wf.faultPages[i]
 		// The PTE may have been installed since the walk: then there is
 		// nothing to raise, the replay will find it.
-		if k := g.mmu.Entry(wf.pages[pi]).Kind; k.Readable() && (!write || k.Writable()) {
+		if k := g.mmu.Entry(wf.pg[pi].page).Kind; k.Readable() && (!write || k.Writable()) {
 			continue
 		}
 		wf.faultPages[n], wf.faultProt[n] = pi, wf.faultProt[i]
@@ -193,7 +193,7 @@ func (g *Comp) raise(wf *wavefront, now sim.VTimeInSec) {
 	for i := 0; i < n; i++ {
 		pi := wf.faultPages[i]
 		g.mmu.Fault(now, uvmproto.FaultEntry{
-			Page: wf.pages[pi], Ptr: wf.ptr[pi], Write: write, Protection: wf.faultProt[i],
+			Page: wf.pg[pi].page, Ptr: wf.pg[pi].ptr, Write: write, Protection: wf.faultProt[i],
 		}, w)
 	}
 }

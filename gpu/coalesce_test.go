@@ -56,27 +56,27 @@ func TestCoalesceGroupsLinesByPage(t *testing.T) {
 			for rep := 0; rep < 20; rep++ {
 				g := &Comp{lineShift: 6, pageShift: pageShift, linesPerPage: pageShift - 6}
 				wf := &wavefront{}
-				lanes := 1 + rng.Intn(trace.WavefrontSize)
-				wf.inst.Lanes = lanes
+				in := &trace.Instruction{Lanes: 1 + rng.Intn(trace.WavefrontSize)}
+				lanes := in.Lanes
 				for l := 0; l < lanes; l++ {
-					wf.inst.Addr[l] = addr(l)
+					in.Addr[l] = addr(l)
 				}
 				// Twice: the second pass must not see the first's index.
 				for pass := 0; pass < 2; pass++ {
-					g.coalesce(wf)
+					g.coalesce(wf, in)
 				}
-				pages, byPage := naiveCoalesce(wf.inst.Addr[:lanes], 6, pageShift)
+				pages, byPage := naiveCoalesce(in.Addr[:lanes], 6, pageShift)
 				if wf.nPages != len(pages) {
 					t.Fatalf("%s, page shift %d: %d pages, want %d", name, pageShift, wf.nPages, len(pages))
 				}
 				total := 0
 				for p := range pages {
-					got := wf.lines[wf.pageStart[p]:wf.pageStart[p+1]]
-					if wf.pages[p] != pages[p] || !slices.Equal(got, byPage[p]) {
+					got := wf.lines[wf.pg[p].start:wf.pg[p+1].start]
+					if wf.pg[p].page != pages[p] || !slices.Equal(got, byPage[p]) {
 						t.Fatalf("%s, page shift %d: page %d is %#x with lines %v, want %#x with %v",
-							name, pageShift, p, wf.pages[p], got, pages[p], byPage[p])
+							name, pageShift, p, wf.pg[p].page, got, pages[p], byPage[p])
 					}
-					if wf.done[p] {
+					if wf.pg[p].done {
 						t.Fatalf("%s: page %d starts done", name, p)
 					}
 					total += len(got)

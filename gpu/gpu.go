@@ -129,6 +129,11 @@ type Comp struct {
 	pageStamps [pageSlots]uint32
 	pageAt     [pageSlots]uint8
 	scratch    coalescing
+	// inst is the instruction being issued: its lanes are needed only
+	// until coalesce, so one buffer serves every wavefront and stays in
+	// the host's cache (a lane buffer per wavefront was 2.5 KB of cold
+	// memory written on every instruction).
+	inst trace.Instruction
 	// remoteLines gathers, per owner, the lines an RDMA request names.
 	remoteLines [][]uint64
 	err         error
@@ -280,7 +285,7 @@ func (g *Comp) step(wf *wavefront, now sim.VTimeInSec) {
 		g.execute(wf, max(now, g.pausedUntil))
 		return
 	}
-	in := &wf.inst
+	in := &g.inst
 	if !wf.stream.Next(in) {
 		g.finish(wf, now)
 		return
@@ -292,7 +297,8 @@ func (g *Comp) step(wf *wavefront, now sim.VTimeInSec) {
 		return
 	}
 	g.counters.MemInstructions++
-	g.coalesce(wf)
+	wf.write = in.Write
+	g.coalesce(wf, in)
 	wf.m.issued(t)
 	g.execute(wf, t)
 }
@@ -301,8 +307,7 @@ func (g *Comp) step(wf *wavefront, now sim.VTimeInSec) {
 // usually walk addresses in order, so each page's lines arrive together
 // and are grouped as they come; otherwise a counting sort by page, stable,
 // groups them after.
-func (g *Comp) coalesce(wf *wavefront) {
-	in := &wf.inst
+func (g *Comp) coalesce(wf *wavefront, in *trace.Instruction) {
 	sc := &g.scratch
 	n := 0
 	wf.nPages = 0
@@ -320,10 +325,10 @@ func (g *Comp) coalesce(wf *wavefront) {
 			continue
 		}
 		page := line >> (g.pageShift - g.lineShift)
-		if wf.nPages == 0 || wf.pages[pi] != page {
+		if wf.nPages == 0 || wf.pg[pi].page != page {
 			known := wf.nPages
 			if pi = g.pageIndex(wf, page, ptr); pi == known {
-				wf.pageStart[pi] = int8(n) // a new page
+				wf.pg[pi].start = int8(n) // a new page
 			}
 		}
 		if bit := uint64(1) << (line & 63); sc.bits[pi]&bit == 0 {
@@ -337,7 +342,7 @@ func (g *Comp) coalesce(wf *wavefront) {
 		n++
 	}
 	wf.nLines = n
-	wf.pageStart[wf.nPages] = int8(n)
+	wf.pg[wf.nPages].start = int8(n)
 	if !grouped {
 		sc.group(wf)
 	}
@@ -370,7 +375,7 @@ func (sc *coalescing) group(wf *wavefront) {
 	}
 	for p := 0; p < wf.nPages; p++ {
 		count[p+1] += count[p]
-		wf.pageStart[p] = count[p]
+		wf.pg[p].start = count[p]
 	}
 	copy(sc.tmp[:wf.nLines], wf.lines[:wf.nLines])
 	for l := 0; l < wf.nLines; l++ {
@@ -390,15 +395,15 @@ const pageSlots = 2 * trace.WavefrontSize
 func (g *Comp) pageIndex(wf *wavefront, page, ptr uint64) int {
 	h := int((page * 0x9E3779B97F4A7C15) >> 57) // log2(pageSlots) bits
 	for ; g.pageStamps[h] == g.pageStamp; h = (h + 1) & (pageSlots - 1) {
-		if pi := g.pageAt[h]; wf.pages[pi] == page {
+		if pi := g.pageAt[h]; wf.pg[pi].page == page {
 			return int(pi)
 		}
 	}
 	pi := wf.nPages
 	g.pageStamps[h], g.pageAt[h] = g.pageStamp, uint8(pi)
-	wf.pages[pi] = page
-	wf.ptr[pi] = ptr
-	wf.done[pi] = false
+	wf.pg[pi].page = page
+	wf.pg[pi].ptr = ptr
+	wf.pg[pi].done = false
 	g.scratch.bits[pi] = 0
 	wf.nPages++
 	return pi

@@ -15,29 +15,38 @@ type wavefront struct {
 	id     uint64 // the tag RDMA responses carry back
 	wg     *workgroup
 	stream Stream
-	inst   trace.Instruction
+	write  bool // the current instruction stores
 	m      machine
 
 	nLines int
+	nPages int
 	// lines are the instruction's distinct lines grouped by page, in
-	// coalescing order within a page: page p's are lines[pageStart[p]:
-	// pageStart[p+1]], so a page's lines are visited without scanning
+	// coalescing order within a page: page p's are lines[pg[p].start:
+	// pg[p+1].start], so a page's lines are visited without scanning
 	// every line (uncoalesced accesses, 64 pages of a line each, were
 	// quadratic).
-	lines     [trace.WavefrontSize]uint64
-	pageStart [trace.WavefrontSize + 1]int8
-	nPages    int
-	pages     [trace.WavefrontSize]uint64
-	ptr       [trace.WavefrontSize]uint64 // a tagged address in each page
-	kind      [trace.WavefrontSize]uvmproto.MapKind
-	owner     [trace.WavefrontSize]int8
-	// done marks pages whose lines were accessed. Lanes complete page by
-	// page, so a replay only redoes the pages that faulted.
-	done [trace.WavefrontSize]bool
+	lines [trace.WavefrontSize]uint64
+	// pg are the instruction's pages, one record each so that an access
+	// to few pages touches few host cache lines (the wavefronts of a GPU
+	// are megabytes, so every line touched is a miss); pg[nPages].start
+	// ends the last page's lines.
+	pg [trace.WavefrontSize + 1]wfPage
 
 	// The faults recorded by the current execution.
 	faultPages [trace.WavefrontSize]uint8
 	faultProt  [trace.WavefrontSize]bool
+}
+
+// wfPage is one page of the current instruction.
+type wfPage struct {
+	page  uint64
+	ptr   uint64 // a tagged address in the page
+	kind  uvmproto.MapKind
+	owner int8
+	// done marks a page whose lines were accessed. Lanes complete page
+	// by page, so a replay only redoes the pages that faulted.
+	done  bool
+	start int8 // the page's first line in lines
 }
 
 type wfEvent struct {
