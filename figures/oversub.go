@@ -16,6 +16,7 @@ import (
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/plots"
+	"github.com/mgpu-sim/mgpu/prefetch"
 	"github.com/mgpu-sim/mgpu/sweep"
 )
 
@@ -110,10 +111,14 @@ func withSweep(sets map[string][]string, key string, values ...string) map[strin
 	return sets
 }
 
-func thresholds() []string {
+// tbnThresholds are the EAThresholds that need a run of their own: all
+// but 100, whose run is prefetch off's (eaStatic).
+func tbnThresholds() []string {
 	var out []string
 	for _, t := range EAThresholds {
-		out = append(out, strconv.Itoa(t))
+		if t != prefetch.MaxThreshold {
+			out = append(out, strconv.Itoa(t))
+		}
 	}
 	return out
 }
@@ -124,7 +129,14 @@ func eaOff(over string) []string {
 	return join(rtx3090, []string{"oversubscribe", over, "uvm.prefetch.policy", "off"})
 }
 
+// eaStatic is the static threshold t. Threshold 100 never prefetches (no
+// subtree holds more than all of its pages), which makes its run prefetch
+// off's in every result; the figures run it once, as off, and
+// TestThreshold100IsOff (platform) checks the equivalence.
 func eaStatic(over string, t int) []string {
+	if t == prefetch.MaxThreshold {
+		return eaOff(over)
+	}
 	return join(rtx3090, []string{"oversubscribe", over, "uvm.prefetch.policy", "tbn", "uvm.prefetch.threshold", strconv.Itoa(t)})
 }
 
@@ -216,10 +228,15 @@ func eaAdaptiveSpecs(w []string, scale float64, overs ...string) ([]sweep.Spec, 
 	return out, nil
 }
 
-// eaStaticSpec is every static threshold at the given points.
-func eaStaticSpec(w []string, overs ...string) sweep.Spec {
-	sets := withSweep(fixed(eaStatic(over150, 51)), "uvm.prefetch.threshold", thresholds()...)
-	return spec(w, []string{oversubPolicy}, []int{1}, "", withSweep(sets, "oversubscribe", overs...))
+// eaStaticSpecs are every static threshold at the given points: the tree
+// at each threshold below 100, and prefetch off for 100 (eaStatic).
+func eaStaticSpecs(w []string, overs ...string) []sweep.Spec {
+	sets := withSweep(fixed(eaStatic(over150, 51)), "uvm.prefetch.threshold", tbnThresholds()...)
+	off := withSweep(fixed(eaOff(over150)), "oversubscribe", overs...)
+	return []sweep.Spec{
+		spec(w, []string{oversubPolicy}, []int{1}, "", withSweep(sets, "oversubscribe", overs...)),
+		spec(w, []string{oversubPolicy}, []int{1}, "", off),
+	}
 }
 
 func staticLabel(t int) string { return fmt.Sprintf("static %d%%", t) }
@@ -236,10 +253,7 @@ func eaThreshold() Figure {
 	}
 	return Figure{Name: "ea-threshold", Title: "Early-Adaptor threshold sweep: static TBN thresholds over prefetch off (RTX 3090) at 100% and 150%",
 		YLabel: "speedup over prefetch off", Workloads: EAWorkloads,
-		Specs: func(w []string) []sweep.Spec {
-			off := spec(w, []string{oversubPolicy}, []int{1}, "", withSweep(fixed(eaOff(over150)), "oversubscribe", over100, over150))
-			return []sweep.Spec{off, eaStaticSpec(w, over100, over150)}
-		},
+		Specs:  func(w []string) []sweep.Spec { return eaStaticSpecs(w, over100, over150) },
 		Series: series, Summary: classRows}
 }
 
@@ -300,7 +314,7 @@ func eaSpecs150(w []string, scale float64) ([]sweep.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append([]sweep.Spec{eaStaticSpec(w, over150)}, ea...), nil
+	return append(eaStaticSpecs(w, over150), ea...), nil
 }
 
 // classOf is an application's Early-Adaptor class, "" for none.

@@ -85,8 +85,8 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 // carry windows, scaled to the run's footprint.
 func TestOversubFiguresExpand(t *testing.T) {
 	want := map[string]int{
-		"ea-threshold": len(EAWorkloads) * 2 * (1 + len(EAThresholds)), // {off, 7 thresholds} x {100%, 150%}
-		"ea-fig13":     len(EAWorkloads) * (len(EAThresholds) + 1),     // 7 thresholds + EA at 150%
+		"ea-threshold": len(EAWorkloads) * 2 * len(EAThresholds),   // {off = 100, 6 thresholds} x {100%, 150%}
+		"ea-fig13":     len(EAWorkloads) * (len(EAThresholds) + 1), // 7 thresholds + EA at 150%
 		"ea-fig14":     len(EAWorkloads) * (len(EAThresholds) + 1),
 		"uvmmu-fig1":   len(UVMMUWorkloads) * 3 * 3, // {50, 20, 0 us} x {100, 125, 150%}
 		"uvmmu-fig4":   len(UVMMUWorkloads) * 3 * 3, // {UM, UVMSmart, UVMMU} x {100, 125, 150%}
@@ -173,10 +173,13 @@ func TestEAThresholdNormalisation(t *testing.T) {
 			k = 3
 		}
 		switch r.Sets["uvm.prefetch.policy"] {
-		case "off":
+		case "off": // and threshold 100
 			return 100 * k
 		default: // threshold T: 100% twice as fast as off; 150% (1 + T/100) x
 			th := float64(r.Config.UVM.Prefetch.Threshold)
+			if th == 100 {
+				t.Errorf("%s: threshold 100 runs the tree; its run is off's", r.Label())
+			}
 			if k == 1 {
 				return 50
 			}
@@ -193,11 +196,15 @@ func TestEAThresholdNormalisation(t *testing.T) {
 	for _, app := range []string{"hotspot", "rbfs", "average", "geomean", "avg irregular"} {
 		r := row(t, tab, app)
 		for _, th := range EAThresholds {
-			if v := r[col(t, tab, "thr "+itoa(th)+" @100%")]; !near(v, 2) {
-				t.Errorf("%s thr %d @100%%: %v, want 2 (over off at 100%%)", app, th, v)
+			w100, w150 := 2.0, 1+float64(th)/100
+			if th == 100 { // off's own run
+				w100, w150 = 1, 1
 			}
-			if v := r[col(t, tab, "thr "+itoa(th)+" @150%")]; !near(v, 1+float64(th)/100) {
-				t.Errorf("%s thr %d @150%%: %v, want %v (over off at 150%%)", app, th, v, 1+float64(th)/100)
+			if v := r[col(t, tab, "thr "+itoa(th)+" @100%")]; !near(v, w100) {
+				t.Errorf("%s thr %d @100%%: %v, want %v (over off at 100%%)", app, th, v, w100)
+			}
+			if v := r[col(t, tab, "thr "+itoa(th)+" @150%")]; !near(v, w150) {
+				t.Errorf("%s thr %d @150%%: %v, want %v (over off at 150%%)", app, th, v, w150)
 			}
 		}
 	}
@@ -213,7 +220,7 @@ func eaTimes(r sweep.Run) float64 {
 	if r.Sets["uvm.prefetch_control"] == "early-adaptor" {
 		return 40
 	}
-	th := r.Config.UVM.Prefetch.Threshold
+	th := staticThreshold(r)
 	switch {
 	case r.Workload == "2dconv" && th == 1:
 		return 25
@@ -227,6 +234,15 @@ func eaTimes(r sweep.Run) float64 {
 		return 80
 	}
 	return 100
+}
+
+// staticThreshold is a static run's threshold: prefetch off's run is
+// threshold 100's.
+func staticThreshold(r sweep.Run) int {
+	if r.Config.UVM.Prefetch.Policy == "off" {
+		return 100
+	}
+	return r.Config.UVM.Prefetch.Threshold
 }
 
 // TestEAFig13OPT: every series over static 51% at 150%, and OPT is each
@@ -270,7 +286,7 @@ func TestEAFig14Ratios(t *testing.T) {
 		switch {
 		case r.Sets["uvm.prefetch_control"] == "early-adaptor":
 			k = 1
-		case r.Config.UVM.Prefetch.Threshold == 100:
+		case staticThreshold(r) == 100:
 			k = 4
 		}
 		return stats.Counters{MigrationsH2D: 500 * k, Prefetches: 250 * k, BytesPCIe: 2 << 20 * k, Evictions: 50 * k}

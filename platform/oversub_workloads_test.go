@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 
@@ -79,4 +80,43 @@ func framesScale(t *testing.T, w string, c Config, n int) float64 {
 	}
 	t.Fatalf("%s: no scale below 10 gives %d frame-groups per GPU", w, n)
 	return 0
+}
+
+// TestThreshold100IsOff: the tree at threshold 100 never prefetches (no
+// subtree holds strictly more than all of its pages), so a run at 100 is
+// prefetch off's in every measure; the Early-Adaptor figures rely on it to
+// run threshold 100 once, as off. Checked with and without oversubscription
+// on a regular and an irregular workload, two GPUs included.
+func TestThreshold100IsOff(t *testing.T) {
+	for _, w := range []string{"hotspot", "atax"} {
+		for _, over := range []float64{0, 1.5} {
+			for _, gpus := range []int{1, 2} {
+				t.Run(fmt.Sprintf("%s/over%g/%dgpu", w, over, gpus), func(t *testing.T) {
+					t.Parallel()
+					run := func(policy string) *Result {
+						c := small(gpus)
+						c.Oversubscribe = over
+						c.UVM.Prefetch.Policy = policy
+						c.UVM.Prefetch.Threshold = 100
+						return mustRun(t, Options{Workload: w, Policy: "on-touch", Scale: 0.01, Seed: 1, Config: c})
+					}
+					tree, off := run("tbn"), run("off")
+					if tree.Totals.MigrationsH2D == 0 {
+						t.Fatal("nothing migrated")
+					}
+					tree.Config, off.Config = Config{}, Config{}
+					var a, b bytes.Buffer
+					if err := tree.WriteJSON(&a); err != nil {
+						t.Fatal(err)
+					}
+					if err := off.WriteJSON(&b); err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(a.Bytes(), b.Bytes()) {
+						t.Errorf("tbn at 100 and off differ:\n%s\n%s", a.Bytes(), b.Bytes())
+					}
+				})
+			}
+		}
+	}
 }
