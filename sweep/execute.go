@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog/log"
+
 	"github.com/mgpu-sim/mgpu/atomicfile"
 	"github.com/mgpu-sim/mgpu/platform"
 )
@@ -141,7 +143,11 @@ func ExecuteUntil(interrupt <-chan os.Signal, runs []Run, dir string, jobs int, 
 				mu.Lock()
 				running++
 				mu.Unlock()
+				began := time.Now()
 				res, err := safeRun(r)
+				// Which runs take the wall time, for planning a sweep; the
+				// result files stay free of it (they are deterministic).
+				log.Info().Str("run", r.Label()).Dur("wall", time.Since(began)).Msg("run finished")
 				mu.Lock()
 				running--
 				if stopped {
