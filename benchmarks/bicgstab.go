@@ -52,10 +52,15 @@ import "github.com/mgpu-sim/mgpu/objtable"
 // The host reads the dot products between launches to form alpha, beta
 // and omega and passes them as kernel arguments; that host access, and
 // the zeroing of dots, p and v, are not modelled. BiCGStab iterates until
-// the residual is small, a count that depends on the matrix; the model
-// runs 4 iterations by default, Params.Iterations sets the count. That is
-// 33 launches and 18.9M instructions at scale 1, nearly all in the
-// matrix-vector products. The sums stay in registers, as in atax.
+// the residual is small, a count that depends on the matrix (SUV does not
+// give it); the model runs 2 iterations by default, Params.Iterations sets
+// the count. That is 17 launches and 10.5M instructions at scale 1, nearly
+// all in the matrix-vector products. Every iteration repeats the same
+// accesses, so the figures' ratios do not depend on the count: on the RTX
+// 3090 preset, UVM at 50% over UVM at 0% is 1.421 at 2 iterations and
+// 1.422 at 4, SUV over UVM at 50% 0.702 and 0.701; 4 iterations made
+// bicgstab half of suv-fig5's wall time. The sums stay in registers, as in
+// atax.
 //
 // Class: irregular, assigned here from the access pattern (the
 // matrix-vector products walk 64 rows an instruction, as bicg_kernel2,
@@ -75,7 +80,7 @@ type BiCGStab struct{}
 
 const (
 	// bcgIterations is the default iteration count.
-	bcgIterations = 4
+	bcgIterations = 2
 	// bcgDots is the number of dot-product scalars.
 	bcgDots = 4
 	// bcgReduceCycles is a 256-thread tree reduction in shared memory:
