@@ -147,15 +147,16 @@ func (g *Comp) sendRemote(wf *wavefront) {
 func (g *Comp) localLine(cu *computeUnit, line uint64, write bool, t sim.VTimeInSec) sim.VTimeInSec {
 	tl := t + g.l1vLat
 	gen := g.lineGen[line>>g.linesPerPage] + g.flushes
-	if !write && cu.l1v.Lookup(line, gen) {
+	if write {
+		return g.memLine(line, tl)
+	}
+	// The L1V fill is placed now rather than after the L2 access: nothing
+	// between touches the L1V, so the state is the same.
+	if hit, _, _ := cu.l1v.Access(line, gen); hit {
 		g.counters.L1VHits++
 		return tl
 	}
-	tl = g.memLine(line, tl)
-	if !write {
-		cu.l1v.Insert(line, gen)
-	}
-	return tl
+	return g.memLine(line, tl)
 }
 
 // memLine is the L2-and-DRAM part of a line access, shared by local and
@@ -163,14 +164,13 @@ func (g *Comp) localLine(cu *computeUnit, line uint64, write bool, t sim.VTimeIn
 func (g *Comp) memLine(line uint64, t sim.VTimeInSec) sim.VTimeInSec {
 	t += g.l2Lat
 	gen := g.lineGen[line>>g.linesPerPage] + g.flushes
-	if g.l2.Lookup(line, gen) {
+	if hit, _, _ := g.l2.Access(line, gen); hit {
 		g.counters.L2Hits++
 		return t
 	}
 	start := max(t, g.dramFree)
 	g.dramFree = start + g.dramLine
 	g.counters.DRAMLines++
-	g.l2.Insert(line, gen)
 	return g.dramFree + g.dramLat
 }
 
