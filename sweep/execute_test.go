@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+	"github.com/rs/zerolog/log"
+
 	"github.com/mgpu-sim/mgpu/platform"
 )
 
@@ -238,6 +241,33 @@ func TestCollectSkipsStrayJSON(t *testing.T) {
 	for _, want := range []string{"broken.json: not an mgpu result", "notes.json: not an mgpu result", "x.failed.json: not an mgpu failure record"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("skipped list lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// At --log-level info every finished run logs its label and wall time,
+// and nothing does at the default warn.
+func TestRunWallTimeIsLoggedAtInfo(t *testing.T) {
+	fakeSimulate(t, nil, nil, nil)
+	runs := smallSpec(t)[:2]
+	var buf bytes.Buffer
+	old, oldLevel := log.Logger, zerolog.GlobalLevel()
+	t.Cleanup(func() { log.Logger = old; zerolog.SetGlobalLevel(oldLevel) })
+	log.Logger = zerolog.New(&buf)
+	zerolog.SetGlobalLevel(zerolog.WarnLevel)
+	if _, err := Execute(runs, t.TempDir(), 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() != 0 {
+		t.Fatalf("logged at warn: %s", buf.String())
+	}
+	zerolog.SetGlobalLevel(zerolog.InfoLevel)
+	if _, err := Execute(runs, t.TempDir(), 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if !strings.Contains(buf.String(), `"run":"`+r.Label()+`","wall":`) {
+			t.Errorf("no wall time logged for %s in %s", r.Label(), buf.String())
 		}
 	}
 }
