@@ -112,42 +112,6 @@ func (c *Cache) Lookup(key uint64, gen uint32) bool {
 	return false
 }
 
-// Access is Lookup and, on a miss, Insert: the read path of a cache that
-// allocates on a miss, in one scan of the set rather than two. It leaves
-// every entry, stamp and victim as the two calls do.
-func (c *Cache) Access(key uint64, gen uint32) (hit bool, victim uint64, evicted bool) {
-	if c.wide != nil {
-		if c.Lookup(key, gen) {
-			return true, 0, false
-		}
-		victim, evicted = c.wideInsert(key, gen)
-		return false, victim, evicted
-	}
-	s := c.set(key)
-	lru := s
-	for i := s; i < s+c.ways; i++ {
-		if c.used[i] != 0 && c.keys[i] == key {
-			if c.gens[i] == gen {
-				c.clock++
-				c.used[i] = c.clock
-				return true, 0, false
-			}
-			c.used[i] = 0 // stale: Lookup drops it, and no other way holds key
-		}
-		if c.used[i] < c.used[lru] {
-			lru = i
-		}
-	}
-	if c.used[lru] != 0 {
-		victim, evicted = c.keys[lru], true
-	}
-	c.clock++
-	c.keys[lru] = key
-	c.gens[lru] = gen
-	c.used[lru] = c.clock
-	return false, victim, evicted
-}
-
 // Contains reports presence without touching LRU state.
 func (c *Cache) Contains(key uint64) bool {
 	if c.wide != nil {

@@ -136,49 +136,6 @@ func TestWideMatchesScan(t *testing.T) {
 	}
 }
 
-// TestAccessIsLookupThenInsert: Access on one cache and Lookup, then
-// Insert on a miss, on a twin, under one random history with stale
-// generations, invalidations and plain inserts between: the same answers,
-// victims, stamps and contents, scanned and wide.
-func TestAccessIsLookupThenInsert(t *testing.T) {
-	for _, g := range [][2]int{{16, 4}, {64, 16}, {96, 16}, {8, 8}, {128, 128}, {512, 16}} {
-		a, _ := New(g[0], g[1])
-		b, _ := New(g[0], g[1])
-		r := rand.New(rand.NewPCG(uint64(g[0]), 7))
-		span := uint64(3 * g[0])
-		for step := 0; step < 100000; step++ {
-			k, gen := r.Uint64N(span), uint32(r.IntN(3))
-			switch op := r.IntN(100); {
-			case op < 80:
-				hit, v1, e1 := a.Access(k, gen)
-				var v2 uint64
-				var e2 bool
-				ref := b.Lookup(k, gen)
-				if !ref {
-					v2, e2 = b.Insert(k, gen)
-				}
-				if hit != ref || v1 != v2 || e1 != e2 {
-					t.Fatalf("%v step %d: Access(%d, %d) = %v %d %v, Lookup+Insert %v %d %v", g, step, k, gen, hit, v1, e1, ref, v2, e2)
-				}
-			case op < 95:
-				a.Insert(k, gen)
-				b.Insert(k, gen)
-			default:
-				a.Invalidate(k)
-				b.Invalidate(k)
-			}
-		}
-		if a.clock != b.clock {
-			t.Fatalf("%v: clocks %d and %d", g, a.clock, b.clock)
-		}
-		for i := range a.used {
-			if a.used[i] != b.used[i] || (a.used[i] != 0 && (a.keys[i] != b.keys[i] || a.gens[i] != b.gens[i])) {
-				t.Fatalf("%v: way %d differs", g, i)
-			}
-		}
-	}
-}
-
 func BenchmarkFullyAssociativeTLB(b *testing.B) {
 	c, _ := New(128, 128)
 	r := rand.New(rand.NewPCG(1, 2))

@@ -147,16 +147,15 @@ func (g *Comp) sendRemote(wf *wavefront) {
 func (g *Comp) localLine(cu *computeUnit, line uint64, write bool, t sim.VTimeInSec) sim.VTimeInSec {
 	tl := t + g.l1vLat
 	gen := g.lineGen[line>>g.linesPerPage] + g.flushes
-	if write {
-		return g.memLine(line, tl)
-	}
-	// The L1V fill is placed now rather than after the L2 access: nothing
-	// between touches the L1V, so the state is the same.
-	if hit, _, _ := cu.l1v.Access(line, gen); hit {
+	if !write && cu.l1v.Lookup(line, gen) {
 		g.counters.L1VHits++
 		return tl
 	}
-	return g.memLine(line, tl)
+	tl = g.memLine(line, tl)
+	if !write {
+		cu.l1v.Insert(line, gen)
+	}
+	return tl
 }
 
 // memLine is the L2-and-DRAM part of a line access, shared by local and
@@ -164,13 +163,14 @@ func (g *Comp) localLine(cu *computeUnit, line uint64, write bool, t sim.VTimeIn
 func (g *Comp) memLine(line uint64, t sim.VTimeInSec) sim.VTimeInSec {
 	t += g.l2Lat
 	gen := g.lineGen[line>>g.linesPerPage] + g.flushes
-	if hit, _, _ := g.l2.Access(line, gen); hit {
+	if g.l2.Lookup(line, gen) {
 		g.counters.L2Hits++
 		return t
 	}
 	start := max(t, g.dramFree)
 	g.dramFree = start + g.dramLine
 	g.counters.DRAMLines++
+	g.l2.Insert(line, gen)
 	return g.dramFree + g.dramLat
 }
 
