@@ -11,7 +11,9 @@ type Config struct {
 	// 1.0 GHz (OASIS Table I). All GPU latencies below are in cycles of it.
 	FreqMHz float64 `yaml:"freq_mhz" doc:"GPU clock in MHz (OASIS Table I: 1000)"`
 	// 40 wavefront slots per CU: 4 SIMDs x 10 wavefronts in GCN3, the R9 Nano
-	// that MGPUSim models. Not in the papers.
+	// that MGPUSim models. Not in the papers. A slot holds one 64-lane
+	// wavefront, so an NVIDIA SM takes its resident threads over 64, not its
+	// warp count: two 32-thread warps share a slot.
 	WavefrontsPerCU int `yaml:"wavefronts_per_cu" doc:"resident wavefront slots per CU (GCN3/MGPUSim R9 Nano: 4 SIMD x 10)"`
 	// Issue cost of one memory instruction in the CU pipeline. Not in the
 	// papers; 4 cycles is one GCN vector-memory issue.
