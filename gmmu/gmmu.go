@@ -56,7 +56,7 @@ type Comp struct {
 	err      error
 
 	table   []PTE
-	walkers []sim.VTimeInSec
+	walkers walkerPool
 	pwc     *cache.Cache
 	cycle   sim.VTimeInSec
 
@@ -113,13 +113,7 @@ func (m *Comp) Place(page uint64, e PTE) { m.table[page] = e }
 // points at the leaf table leaves one memory access.
 func (m *Comp) Walk(now sim.VTimeInSec, page uint64) sim.VTimeInSec {
 	m.counters.PageWalks++
-	w := 0
-	for i, t := range m.walkers {
-		if t < m.walkers[w] {
-			w = i
-		}
-	}
-	start := max(now, m.walkers[w])
+	start := max(now, m.walkers.free())
 	levels := m.cfg.Levels
 	// Upper levels from the leaf's parent upwards: level L-1 covers 512
 	// pages, L-2 covers 512^2, ...
@@ -135,7 +129,7 @@ func (m *Comp) Walk(now sim.VTimeInSec, page uint64) sim.VTimeInSec {
 		m.pwc.Insert((page>>(9*uint(l)))<<3|uint64(l), 0)
 	}
 	end := start + sim.VTimeInSec(accesses*m.cfg.LevelCycles)*m.cycle
-	m.walkers[w] = end
+	m.walkers.occupy(end)
 	return end
 }
 
