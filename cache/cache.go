@@ -31,6 +31,18 @@ type Cache struct {
 	setPow2 bool
 	// waysShift is log2(ways) when ways is a power of two, else -1.
 	waysShift int
+	// absent is the key of the last wide Lookup that missed, while
+	// absentOK: nothing but an Insert of that key makes it present again,
+	// so the Insert that follows a missed Lookup (a TLB fill after a walk)
+	// skips the index probe.
+	absent   uint64
+	absentOK bool
+	// mru is, per set of a scanned cache, the way (within the set) given
+	// the newest stamp.
+	// Re-inserting the most recently used key (the page-walk cache's
+	// upper levels, walk after walk) changes no order, so it skips the
+	// scan for the least recently used way.
+	mru []int32
 }
 
 // New makes a cache of the given number of entries and ways. Entries must be
@@ -42,6 +54,7 @@ func New(entries, ways int) (*Cache, error) {
 	c := &Cache{
 		sets: entries / ways, ways: ways,
 		keys: make([]uint64, entries), gens: make([]uint32, entries), used: make([]uint64, entries),
+		mru: make([]int32, entries/ways),
 	}
 	c.setPow2 = c.sets&(c.sets-1) == 0
 	c.setMask = uint64(c.sets - 1)
@@ -86,10 +99,12 @@ func (c *Cache) Lookup(key uint64, gen uint32) bool {
 	if c.wide != nil {
 		i := c.find(key)
 		if i < 0 {
+			c.absent, c.absentOK = key, true
 			return false
 		}
 		if c.gens[i] != gen {
 			c.drop(i)
+			c.absent, c.absentOK = key, true
 			return false
 		}
 		c.clock++
@@ -97,7 +112,8 @@ func (c *Cache) Lookup(key uint64, gen uint32) bool {
 		c.touch(i)
 		return true
 	}
-	s := c.set(key)
+	set := c.setOf(key)
+	s := set * c.ways
 	for i := s; i < s+c.ways; i++ {
 		if c.used[i] != 0 && c.keys[i] == key {
 			if c.gens[i] != gen {
@@ -106,6 +122,7 @@ func (c *Cache) Lookup(key uint64, gen uint32) bool {
 			}
 			c.clock++
 			c.used[i] = c.clock
+			c.mru[set] = int32(i - s)
 			return true
 		}
 	}
@@ -132,7 +149,12 @@ func (c *Cache) Insert(key uint64, gen uint32) (victim uint64, evicted bool) {
 	if c.wide != nil {
 		return c.wideInsert(key, gen)
 	}
-	s := c.set(key)
+	set := c.setOf(key)
+	s := set * c.ways
+	if m := s + int(c.mru[set]); c.used[m] != 0 && c.keys[m] == key {
+		c.gens[m] = gen
+		return 0, false
+	}
 	lru := s
 	for i := s; i < s+c.ways; i++ {
 		if c.used[i] != 0 && c.keys[i] == key {
@@ -150,6 +172,7 @@ func (c *Cache) Insert(key uint64, gen uint32) (victim uint64, evicted bool) {
 	c.keys[lru] = key
 	c.gens[lru] = gen
 	c.used[lru] = c.clock
+	c.mru[set] = int32(lru - s)
 	return victim, evicted
 }
 

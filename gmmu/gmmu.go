@@ -56,7 +56,7 @@ type Comp struct {
 	err      error
 
 	table   []PTE
-	walkers walkerPool
+	walkers *walkerPool
 	pwc     *cache.Cache
 	cycle   sim.VTimeInSec
 
@@ -113,7 +113,7 @@ func (m *Comp) Place(page uint64, e PTE) { m.table[page] = e }
 // points at the leaf table leaves one memory access.
 func (m *Comp) Walk(now sim.VTimeInSec, page uint64) sim.VTimeInSec {
 	m.counters.PageWalks++
-	start := max(now, m.walkers.free())
+	start := max(now, m.walkers.earliest())
 	levels := m.cfg.Levels
 	// Upper levels from the leaf's parent upwards: level L-1 covers 512
 	// pages, L-2 covers 512^2, ...
