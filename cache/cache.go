@@ -22,7 +22,7 @@ type Cache struct {
 	sets, ways int
 	keys       []uint64 // sets*ways; valid only where used[i] != 0
 	gens       []uint32
-	used       []uint64 // last-use stamp; 0 means invalid
+	used       []uint64 // last-use stamp; 0 means invalid (wide: 1, valid)
 	clock      uint64
 	wide       *wide // the hash index and LRU lists, from wideWays up
 	// setMask is sets-1 when sets is a power of two (setPow2): a mask
@@ -107,15 +107,13 @@ func (c *Cache) Lookup(key uint64, gen uint32) bool {
 			c.absent, c.absentOK = key, true
 			return false
 		}
-		c.clock++
-		c.used[i] = c.clock
 		c.touch(i)
 		return true
 	}
 	set := c.setOf(key)
 	s := set * c.ways
 	for i := s; i < s+c.ways; i++ {
-		if c.used[i] != 0 && c.keys[i] == key {
+		if c.keys[i] == key && c.used[i] != 0 {
 			if c.gens[i] != gen {
 				c.used[i] = 0
 				return false
@@ -136,7 +134,7 @@ func (c *Cache) Contains(key uint64) bool {
 	}
 	s := c.set(key)
 	for i := s; i < s+c.ways; i++ {
-		if c.used[i] != 0 && c.keys[i] == key {
+		if c.keys[i] == key && c.used[i] != 0 {
 			return true
 		}
 	}
@@ -151,13 +149,13 @@ func (c *Cache) Insert(key uint64, gen uint32) (victim uint64, evicted bool) {
 	}
 	set := c.setOf(key)
 	s := set * c.ways
-	if m := s + int(c.mru[set]); c.used[m] != 0 && c.keys[m] == key {
+	if m := s + int(c.mru[set]); c.keys[m] == key && c.used[m] != 0 {
 		c.gens[m] = gen
 		return 0, false
 	}
 	lru := s
 	for i := s; i < s+c.ways; i++ {
-		if c.used[i] != 0 && c.keys[i] == key {
+		if c.keys[i] == key && c.used[i] != 0 {
 			lru = i
 			break
 		}
@@ -187,7 +185,7 @@ func (c *Cache) Invalidate(key uint64) bool {
 	}
 	s := c.set(key)
 	for i := s; i < s+c.ways; i++ {
-		if c.used[i] != 0 && c.keys[i] == key {
+		if c.keys[i] == key && c.used[i] != 0 {
 			c.used[i] = 0
 			return true
 		}

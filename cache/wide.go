@@ -21,7 +21,8 @@ func useWide(entries, ways int) bool {
 
 // wide is the O(1) bookkeeping of a highly associative cache. It gives the
 // same answers as the scan: a hit refreshes the entry; a miss fills the
-// lowest-numbered free way of the set, else the least recently used.
+// lowest-numbered free way of the set, else the least recently used. The
+// lists hold the order, so used is only a valid flag here, never a stamp.
 type wide struct {
 	// index maps a key to its way (open addressing, linear probing,
 	// backward-shift deletion); slots hold way+1, 0 is empty.
@@ -173,11 +174,10 @@ func (c *Cache) wideVictim(s int) int {
 // wideInsert is Insert through the index.
 func (c *Cache) wideInsert(key uint64, gen uint32) (victim uint64, evicted bool) {
 	w := c.wide
-	c.clock++
 	if c.absentOK && c.absent == key {
 		c.absentOK = false
 	} else if i := c.find(key); i >= 0 {
-		c.gens[i], c.used[i] = gen, c.clock
+		c.gens[i] = gen
 		c.touch(i)
 		return 0, false
 	}
@@ -191,7 +191,7 @@ func (c *Cache) wideInsert(key uint64, gen uint32) (victim uint64, evicted bool)
 		o := i - s*c.ways
 		w.free[s*w.words+o/64] &^= 1 << (o % 64)
 	}
-	c.keys[i], c.gens[i], c.used[i] = key, gen, c.clock
+	c.keys[i], c.gens[i], c.used[i] = key, gen, 1
 	c.indexAdd(i)
 	w.append(s, i)
 	return victim, evicted

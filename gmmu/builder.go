@@ -5,7 +5,6 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
-	"github.com/mgpu-sim/mgpu/cache"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
@@ -80,7 +79,7 @@ func (b Builder) Build(name string) (*Comp, error) {
 	if b.bufSize < 1 {
 		return nil, fmt.Errorf("gmmu.Builder: buffer size %d: must be at least 1", b.bufSize)
 	}
-	pwc, err := cache.New(b.cfg.PWCEntries, b.cfg.PWCWays)
+	pwc, err := newWalkCache(b.cfg.PWCEntries, b.cfg.PWCWays)
 	if err != nil {
 		return nil, fmt.Errorf("page-walk cache: %w", err)
 	}

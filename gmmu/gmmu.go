@@ -15,7 +15,6 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
-	"github.com/mgpu-sim/mgpu/cache"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
@@ -57,7 +56,7 @@ type Comp struct {
 
 	table   []PTE
 	walkers *walkerPool
-	pwc     *cache.Cache
+	pwc     *walkCache
 	cycle   sim.VTimeInSec
 
 	recvPending, topPending bool
@@ -114,20 +113,7 @@ func (m *Comp) Place(page uint64, e PTE) { m.table[page] = e }
 func (m *Comp) Walk(now sim.VTimeInSec, page uint64) sim.VTimeInSec {
 	m.counters.PageWalks++
 	start := max(now, m.walkers.earliest())
-	levels := m.cfg.Levels
-	// Upper levels from the leaf's parent upwards: level L-1 covers 512
-	// pages, L-2 covers 512^2, ...
-	accesses := levels
-	for l := 1; l < levels; l++ {
-		key := (page>>(9*uint(l)))<<3 | uint64(l)
-		if m.pwc.Lookup(key, 0) {
-			accesses = l
-			break
-		}
-	}
-	for l := 1; l < levels; l++ {
-		m.pwc.Insert((page>>(9*uint(l)))<<3|uint64(l), 0)
-	}
+	accesses := m.pwc.accesses(page, m.cfg.Levels)
 	end := start + sim.VTimeInSec(accesses*m.cfg.LevelCycles)*m.cycle
 	m.walkers.occupy(end)
 	return end
