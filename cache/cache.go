@@ -37,12 +37,6 @@ type Cache struct {
 	// skips the index probe.
 	absent   uint64
 	absentOK bool
-	// mru is, per set of a scanned cache, the way (within the set) given
-	// the newest stamp.
-	// Re-inserting the most recently used key (the page-walk cache's
-	// upper levels, walk after walk) changes no order, so it skips the
-	// scan for the least recently used way.
-	mru []int32
 }
 
 // New makes a cache of the given number of entries and ways. Entries must be
@@ -54,7 +48,6 @@ func New(entries, ways int) (*Cache, error) {
 	c := &Cache{
 		sets: entries / ways, ways: ways,
 		keys: make([]uint64, entries), gens: make([]uint32, entries), used: make([]uint64, entries),
-		mru: make([]int32, entries/ways),
 	}
 	c.setPow2 = c.sets&(c.sets-1) == 0
 	c.setMask = uint64(c.sets - 1)
@@ -110,8 +103,7 @@ func (c *Cache) Lookup(key uint64, gen uint32) bool {
 		c.touch(i)
 		return true
 	}
-	set := c.setOf(key)
-	s := set * c.ways
+	s := c.set(key)
 	for i := s; i < s+c.ways; i++ {
 		if c.keys[i] == key && c.used[i] != 0 {
 			if c.gens[i] != gen {
@@ -120,7 +112,6 @@ func (c *Cache) Lookup(key uint64, gen uint32) bool {
 			}
 			c.clock++
 			c.used[i] = c.clock
-			c.mru[set] = int32(i - s)
 			return true
 		}
 	}
@@ -147,12 +138,7 @@ func (c *Cache) Insert(key uint64, gen uint32) (victim uint64, evicted bool) {
 	if c.wide != nil {
 		return c.wideInsert(key, gen)
 	}
-	set := c.setOf(key)
-	s := set * c.ways
-	if m := s + int(c.mru[set]); c.keys[m] == key && c.used[m] != 0 {
-		c.gens[m] = gen
-		return 0, false
-	}
+	s := c.set(key)
 	lru := s
 	for i := s; i < s+c.ways; i++ {
 		if c.keys[i] == key && c.used[i] != 0 {
@@ -170,7 +156,6 @@ func (c *Cache) Insert(key uint64, gen uint32) (victim uint64, evicted bool) {
 	c.keys[lru] = key
 	c.gens[lru] = gen
 	c.used[lru] = c.clock
-	c.mru[set] = int32(lru - s)
 	return victim, evicted
 }
 
