@@ -13,6 +13,7 @@
 package cache
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 )
@@ -20,45 +21,80 @@ import (
 // Cache is a set-associative array of keys. A key's set is key mod sets.
 type Cache struct {
 	sets, ways int
-	keys       []uint64 // sets*ways; valid only where used[i] != 0
-	gens       []uint32
-	used       []uint64 // last-use stamp; 0 means invalid (wide: 1, valid)
-	clock      uint64
-	wide       *wide // the hash index and LRU lists, from wideWays up
+	// e holds the entries set by set, 16 bytes each; an entry stays in
+	// its way from fill to eviction.
+	e []entry
+	// A set's bookkeeping is two byte arrays of stride bytes each: fp, a
+	// one-byte fingerprint of each way's key, searched eight ways per
+	// word, so a miss in a 32-way set reads four words and no key; and
+	// ord, the set's ways from the most to the least recently used, its
+	// first n[set] valid and the rest free. A hit moves one byte of ord,
+	// a fill takes the last. (A scan of every key was a quarter of a
+	// run's instructions; per-way stamps cost a scan for the victim.)
+	fp, ord []byte
+	n       []uint8
+	stride  int
+	wide    *wide // the hash index and LRU lists, from wideWays up
 	// setMask is sets-1 when sets is a power of two (setPow2): a mask
 	// instead of a 64-bit division on every access.
 	setMask uint64
 	setPow2 bool
 	// waysShift is log2(ways) when ways is a power of two, else -1.
 	waysShift int
-	// absent is the key of the last wide Lookup that missed, while
-	// absentOK: nothing but an Insert of that key makes it present again,
-	// so the Insert that follows a missed Lookup (a TLB fill after a walk)
-	// skips the index probe.
+	// absent is the key of the last Lookup that missed, while absentOK:
+	// nothing but an Insert of that key makes it present again, so the
+	// Insert that follows a missed Lookup (a fill after a miss) skips the
+	// search.
 	absent   uint64
 	absentOK bool
+}
+
+// entry is one way.
+type entry struct {
+	key   uint64
+	gen   uint32
+	valid bool
 }
 
 // New makes a cache of the given number of entries and ways. Entries must be
 // a positive multiple of ways.
 func New(entries, ways int) (*Cache, error) {
+	return newCache(entries, ways, useWide(ways))
+}
+
+// newCache makes a cache with the hash index if wide, else byte-indexed
+// sets (at most 255 ways: ord and n hold way numbers and counts in bytes).
+func newCache(entries, ways int, wide bool) (*Cache, error) {
 	if entries <= 0 || ways <= 0 || entries%ways != 0 {
 		return nil, fmt.Errorf("cache of %d entries and %d ways: entries must be a positive multiple of ways", entries, ways)
 	}
-	c := &Cache{
-		sets: entries / ways, ways: ways,
-		keys: make([]uint64, entries), gens: make([]uint32, entries), used: make([]uint64, entries),
-	}
+	c := &Cache{sets: entries / ways, ways: ways, e: make([]entry, entries)}
 	c.setPow2 = c.sets&(c.sets-1) == 0
 	c.setMask = uint64(c.sets - 1)
 	c.waysShift = -1
 	if ways&(ways-1) == 0 {
 		c.waysShift = bits.TrailingZeros(uint(ways))
 	}
-	if useWide(entries, ways) {
+	if wide {
 		c.wide = newWide(c.sets, ways)
+		return c, nil
 	}
+	c.stride = (ways + 7) &^ 7
+	c.fp = make([]byte, c.sets*c.stride)
+	c.ord = make([]byte, c.sets*c.stride)
+	c.n = make([]uint8, c.sets)
+	c.resetOrder()
 	return c, nil
+}
+
+// resetOrder frees every way: each set's ord is 0, 1, ... ways-1.
+func (c *Cache) resetOrder() {
+	clear(c.n)
+	for s := 0; s < c.sets; s++ {
+		for w := 0; w < c.ways; w++ {
+			c.ord[s*c.stride+w] = byte(w)
+		}
+	}
 }
 
 // Sets and Ways describe the geometry.
@@ -66,8 +102,6 @@ func (c *Cache) Sets() int { return c.sets }
 
 // Ways is the associativity.
 func (c *Cache) Ways() int { return c.ways }
-
-func (c *Cache) set(key uint64) int { return c.setOf(key) * c.ways }
 
 // setOfWay is the set number of way index i.
 func (c *Cache) setOfWay(i int) int {
@@ -85,6 +119,72 @@ func (c *Cache) setOf(key uint64) int {
 	return int(key % uint64(c.sets))
 }
 
+// fingerprint is the byte of key that fp holds: keys of one set share
+// their low bits, so it is taken from a multiplicative hash.
+func fingerprint(key uint64) byte { return byte((key * 0x9E3779B97F4A7C15) >> 56) }
+
+const (
+	bytesOnes = 0x0101010101010101
+	bytesHigh = 0x8080808080808080
+)
+
+// byteMatches has the high bit set in every byte of w equal to b, and
+// possibly in bytes above such a byte (the borrow of the zero-byte test),
+// never elsewhere: callers check each candidate.
+func byteMatches(w uint64, b byte) uint64 {
+	x := w ^ bytesOnes*uint64(b)
+	return (x - bytesOnes) &^ x & bytesHigh
+}
+
+// way returns the way of set s holding key, or -1.
+func (c *Cache) way(s int, key uint64) int {
+	f := fingerprint(key)
+	fps := c.fp[s*c.stride : s*c.stride+c.stride]
+	e := c.e[s*c.ways : s*c.ways+c.ways]
+	for w := 0; w < len(fps); w += 8 {
+		for m := byteMatches(binary.LittleEndian.Uint64(fps[w:]), f); m != 0; m &= m - 1 {
+			k := w + bits.TrailingZeros64(m)>>3
+			if k < len(e) && e[k].valid && e[k].key == key {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// rank is the position of way k in set s's order; k must be valid.
+func (c *Cache) rank(s, k int) int {
+	ord := c.ord[s*c.stride : s*c.stride+c.stride]
+	for w := 0; ; w += 8 {
+		for m := byteMatches(binary.LittleEndian.Uint64(ord[w:]), byte(k)); m != 0; m &= m - 1 {
+			if p := w + bits.TrailingZeros64(m)>>3; int(ord[p]) == k {
+				return p
+			}
+		}
+	}
+}
+
+// toFront makes valid way k of set s the most recently used.
+func (c *Cache) toFront(s, k int) {
+	ord := c.ord[s*c.stride : s*c.stride+c.stride]
+	if int(ord[0]) == k {
+		return
+	}
+	p := c.rank(s, k)
+	copy(ord[1:p+1], ord[:p])
+	ord[0] = byte(k)
+}
+
+// free invalidates valid way k of set s: it joins the free ways.
+func (c *Cache) free(s, k int) {
+	ord := c.ord[s*c.stride : s*c.stride+c.stride]
+	p, n := c.rank(s, k), int(c.n[s])
+	copy(ord[p:n-1], ord[p+1:n])
+	ord[n-1] = byte(k)
+	c.n[s]--
+	c.e[s*c.ways+k].valid = false
+}
+
 // Lookup reports whether key is present with generation gen and, if so,
 // marks it most recently used. An entry of another generation is stale: it
 // is dropped and the lookup misses.
@@ -95,7 +195,7 @@ func (c *Cache) Lookup(key uint64, gen uint32) bool {
 			c.absent, c.absentOK = key, true
 			return false
 		}
-		if c.gens[i] != gen {
+		if c.e[i].gen != gen {
 			c.drop(i)
 			c.absent, c.absentOK = key, true
 			return false
@@ -103,19 +203,31 @@ func (c *Cache) Lookup(key uint64, gen uint32) bool {
 		c.touch(i)
 		return true
 	}
-	s := c.set(key)
-	for i := s; i < s+c.ways; i++ {
-		if c.keys[i] == key && c.used[i] != 0 {
-			if c.gens[i] != gen {
-				c.used[i] = 0
-				return false
-			}
-			c.clock++
-			c.used[i] = c.clock
-			return true
-		}
+	s := c.setOf(key)
+	k := c.way(s, key)
+	if k < 0 {
+		c.absent, c.absentOK = key, true
+		return false
 	}
-	return false
+	if c.e[s*c.ways+k].gen != gen {
+		c.free(s, k)
+		c.absent, c.absentOK = key, true
+		return false
+	}
+	c.toFront(s, k)
+	return true
+}
+
+// Peek reads key's set's bookkeeping and returns a word of it, changing
+// nothing. A caller about to access several sets peeks at all of them
+// first: the loads are independent, so the host fetches the cold lines in
+// parallel instead of one miss after another.
+func (c *Cache) Peek(key uint64) uint64 {
+	if c.wide != nil {
+		return uint64(c.wide.index[c.wide.slot(key)])
+	}
+	s := c.setOf(key)
+	return uint64(c.fp[s*c.stride]) + c.e[s*c.ways].key
 }
 
 // Contains reports presence without touching LRU state.
@@ -123,13 +235,7 @@ func (c *Cache) Contains(key uint64) bool {
 	if c.wide != nil {
 		return c.find(key) >= 0
 	}
-	s := c.set(key)
-	for i := s; i < s+c.ways; i++ {
-		if c.keys[i] == key && c.used[i] != 0 {
-			return true
-		}
-	}
-	return false
+	return c.way(c.setOf(key), key) >= 0
 }
 
 // Insert puts key in, with generation gen, as most recently used. It
@@ -138,24 +244,32 @@ func (c *Cache) Insert(key uint64, gen uint32) (victim uint64, evicted bool) {
 	if c.wide != nil {
 		return c.wideInsert(key, gen)
 	}
-	s := c.set(key)
-	lru := s
-	for i := s; i < s+c.ways; i++ {
-		if c.keys[i] == key && c.used[i] != 0 {
-			lru = i
-			break
-		}
-		if c.used[i] < c.used[lru] {
-			lru = i
-		}
+	s := c.setOf(key)
+	k := -1
+	if c.absentOK && c.absent == key {
+		c.absentOK = false
+	} else {
+		k = c.way(s, key)
 	}
-	if c.used[lru] != 0 && c.keys[lru] != key {
-		victim, evicted = c.keys[lru], true
+	if k >= 0 {
+		c.e[s*c.ways+k].gen = gen
+		c.toFront(s, k)
+		return 0, false
 	}
-	c.clock++
-	c.keys[lru] = key
-	c.gens[lru] = gen
-	c.used[lru] = c.clock
+	ord := c.ord[s*c.stride : s*c.stride+c.stride]
+	n := int(c.n[s])
+	if n < c.ways {
+		k = int(ord[n]) // a free way
+		c.n[s]++
+	} else {
+		n--
+		k = int(ord[n]) // the least recently used
+		victim, evicted = c.e[s*c.ways+k].key, true
+	}
+	copy(ord[1:n+1], ord[:n])
+	ord[0] = byte(k)
+	c.e[s*c.ways+k] = entry{key: key, gen: gen, valid: true}
+	c.fp[s*c.stride+k] = fingerprint(key)
 	return victim, evicted
 }
 
@@ -168,29 +282,32 @@ func (c *Cache) Invalidate(key uint64) bool {
 		}
 		return i >= 0
 	}
-	s := c.set(key)
-	for i := s; i < s+c.ways; i++ {
-		if c.keys[i] == key && c.used[i] != 0 {
-			c.used[i] = 0
-			return true
-		}
+	s := c.setOf(key)
+	k := c.way(s, key)
+	if k >= 0 {
+		c.free(s, k)
 	}
-	return false
+	return k >= 0
 }
 
 // Flush empties the cache.
 func (c *Cache) Flush() {
-	clear(c.used)
+	for i := range c.e {
+		c.e[i].valid = false
+	}
+	c.absentOK = false
 	if c.wide != nil {
 		c.wide.reset(c.ways)
+		return
 	}
+	c.resetOrder()
 }
 
 // Len counts valid entries (for tests and stats, not the hot path).
 func (c *Cache) Len() int {
 	n := 0
-	for _, u := range c.used {
-		if u != 0 {
+	for i := range c.e {
+		if c.e[i].valid {
 			n++
 		}
 	}

@@ -89,12 +89,8 @@ func BenchmarkLookup(b *testing.B) {
 // not depend on which bookkeeping a geometry gets.
 func TestWideMatchesScan(t *testing.T) {
 	for _, g := range [][2]int{{128, 128}, {512, 16}, {64, 32}, {256, 64}, {200, 100}, {256, 128}} {
-		fast, _ := New(g[0], g[1])
-		ref, _ := New(g[0], g[1])
-		ref.wide = nil
-		if fast.wide == nil {
-			t.Fatalf("%v: not wide", g)
-		}
+		fast, _ := newCache(g[0], g[1], true)
+		ref, _ := newCache(g[0], g[1], false)
 		r := rand.New(rand.NewPCG(uint64(g[0]), uint64(g[1])))
 		span := uint64(3 * g[0])
 		for step := 0; step < 200000; step++ {
@@ -148,6 +144,119 @@ func BenchmarkFullyAssociativeTLB(b *testing.B) {
 		k := keys[i&4095]
 		if !c.Lookup(k, 0) {
 			c.Insert(k, 0)
+		}
+	}
+}
+
+// lruModel is true LRU written the plainest way: each set a slice of
+// entries from least to most recently used. It is the reference the
+// cache's layouts are checked against.
+type lruModel struct {
+	sets, ways int
+	s          [][]entry
+}
+
+func newModel(entries, ways int) *lruModel {
+	return &lruModel{sets: entries / ways, ways: ways, s: make([][]entry, entries/ways)}
+}
+
+func (m *lruModel) find(key uint64) (int, int) {
+	set := int(key % uint64(m.sets))
+	for i, e := range m.s[set] {
+		if e.key == key {
+			return set, i
+		}
+	}
+	return set, -1
+}
+
+func (m *lruModel) remove(set, i int) { m.s[set] = append(m.s[set][:i], m.s[set][i+1:]...) }
+
+func (m *lruModel) lookup(key uint64, gen uint32) bool {
+	set, i := m.find(key)
+	if i < 0 {
+		return false
+	}
+	e := m.s[set][i]
+	m.remove(set, i)
+	if e.gen != gen {
+		return false
+	}
+	m.s[set] = append(m.s[set], e)
+	return true
+}
+
+func (m *lruModel) insert(key uint64, gen uint32) (uint64, bool) {
+	set, i := m.find(key)
+	var victim uint64
+	evicted := false
+	if i >= 0 {
+		m.remove(set, i)
+	} else if len(m.s[set]) == m.ways {
+		victim, evicted = m.s[set][0].key, true
+		m.remove(set, 0)
+	}
+	m.s[set] = append(m.s[set], entry{key: key, gen: gen})
+	return victim, evicted
+}
+
+func (m *lruModel) invalidate(key uint64) bool {
+	set, i := m.find(key)
+	if i >= 0 {
+		m.remove(set, i)
+	}
+	return i >= 0
+}
+
+// TestMatchesLRUModel drives caches of both layouts (byte-indexed sets and
+// the hash index) and the model with one random history: every answer,
+// victim and the contents must agree.
+func TestMatchesLRUModel(t *testing.T) {
+	type geo struct {
+		entries, ways int
+		wide          bool
+	}
+	var geos []geo
+	for _, g := range [][2]int{{256, 4}, {24, 6}, {4096, 16}, {32, 32}, {512, 16}, {60, 6}, {16, 8},
+		{1, 1}, {128, 128}, {256, 64}, {36, 12}, {200, 100}, {18, 9}, {255, 255}} {
+		geos = append(geos, geo{g[0], g[1], false}, geo{g[0], g[1], true})
+	}
+	for _, g := range geos {
+		c, _ := newCache(g.entries, g.ways, g.wide)
+		m := newModel(g.entries, g.ways)
+		r := rand.New(rand.NewPCG(uint64(g.entries), uint64(g.ways)))
+		span := uint64(3 * g.entries)
+		for step := 0; step < 100000; step++ {
+			k, gen := r.Uint64N(span), uint32(r.IntN(3))
+			switch op := r.IntN(100); {
+			case op < 50:
+				if a, b := c.Lookup(k, gen), m.lookup(k, gen); a != b {
+					t.Fatalf("%v step %d: Lookup(%d, %d) = %v, model %v", g, step, k, gen, a, b)
+				}
+			case op < 92:
+				v1, e1 := c.Insert(k, gen)
+				v2, e2 := m.insert(k, gen)
+				if v1 != v2 || e1 != e2 {
+					t.Fatalf("%v step %d: Insert(%d) evicted %d,%v; model %d,%v", g, step, k, v1, e1, v2, e2)
+				}
+			default:
+				if a, b := c.Invalidate(k), m.invalidate(k); a != b {
+					t.Fatalf("%v step %d: Invalidate(%d) = %v, model %v", g, step, k, a, b)
+				}
+			}
+		}
+		n := 0
+		for k := uint64(0); k < span; k++ {
+			_, i := m.find(k)
+			if c.Contains(k) != (i >= 0) {
+				t.Fatalf("%v: key %d differs at the end", g, k)
+			}
+			if i >= 0 {
+				n++
+			}
+		}
+		if c.Len() != n {
+			t.Fatalf("%v: %d entries, model %d", g, c.Len(), n)
 		}
 	}
 }

@@ -3,26 +3,24 @@ package cache
 import "math/bits"
 
 // wideWays is the associativity from which a cache finds keys through a
-// hash index and keeps each set's LRU order in a list, instead of scanning
-// the set: a fully associative 128-entry TLB (UVMMU Table I) scanned every
-// access was 40% of a run. Below it a scan of a few ways is faster, and so
-// it is for a large 16-way cache (an L2 of 96K lines), whose index and
-// lists miss the host's caches where the set's scan reads two adjacent
-// lines: the index is used from 32 ways, or from 16 up to wideMaxEntries.
-const (
-	wideWays       = 16
-	wideMaxEntries = 1 << 14
-)
+// hash index and keeps each set's LRU order in a list: a fully associative
+// 128-entry TLB (UVMMU Table I) scanned every access was 40% of a run.
+// Below it the byte-indexed sets are faster: the index and lists of the
+// 32-way L1 TLB, the 16-way L2 TLB and L2 sit in five arrays, whose lines
+// missed the host's caches on every access (mm under OASIS, paired runs:
+// 33.9 and 32.4 s with the index from 16 ways, 24.5 and 28.6 s with it
+// from 64).
+const wideWays = 64
 
 // useWide reports whether a cache of this geometry gets the index.
-func useWide(entries, ways int) bool {
-	return ways >= 2*wideWays || ways >= wideWays && entries <= wideMaxEntries
+func useWide(ways int) bool {
+	return ways >= wideWays
 }
 
 // wide is the O(1) bookkeeping of a highly associative cache. It gives the
 // same answers as the scan: a hit refreshes the entry; a miss fills the
 // lowest-numbered free way of the set, else the least recently used. The
-// lists hold the order, so used is only a valid flag here, never a stamp.
+// lists hold the order; entries stay where they were filled.
 type wide struct {
 	// index maps a key to its way (open addressing, linear probing,
 	// backward-shift deletion); slots hold way+1, 0 is empty.
@@ -77,33 +75,33 @@ func (c *Cache) find(key uint64) int {
 		if e == 0 {
 			return -1
 		}
-		if c.keys[e-1] == key {
+		if c.e[e-1].key == key {
 			return int(e - 1)
 		}
 	}
 }
 
-// indexAdd records that way i holds keys[i].
+// indexAdd records that way i holds its key.
 func (c *Cache) indexAdd(i int) {
 	w := c.wide
 	mask := len(w.index) - 1
-	h := w.slot(c.keys[i])
+	h := w.slot(c.e[i].key)
 	for w.index[h] != 0 {
 		h = (h + 1) & mask
 	}
 	w.index[h] = int32(i + 1)
 }
 
-// indexRemove forgets keys[i], shifting later probes back into the hole.
+// indexRemove forgets way i's key, shifting later probes back into the hole.
 func (c *Cache) indexRemove(i int) {
 	w := c.wide
 	mask := len(w.index) - 1
-	h := w.slot(c.keys[i])
+	h := w.slot(c.e[i].key)
 	for w.index[h] != int32(i+1) {
 		h = (h + 1) & mask
 	}
 	for j := (h + 1) & mask; w.index[j] != 0; j = (j + 1) & mask {
-		home := w.slot(c.keys[w.index[j]-1])
+		home := w.slot(c.e[w.index[j]-1].key)
 		// Move j back to h unless its home lies cyclically in (h, j].
 		if (j > h && (home <= h || home > j)) || (j < h && home <= h && home > j) {
 			w.index[h] = w.index[j]
@@ -156,7 +154,7 @@ func (c *Cache) drop(i int) {
 	w.unlink(s, i)
 	o := i - s*c.ways
 	w.free[s*w.words+o/64] |= 1 << (o % 64)
-	c.used[i] = 0
+	c.e[i].valid = false
 }
 
 // wideVictim is the way a miss of set s fills: the lowest free way, else
@@ -177,21 +175,21 @@ func (c *Cache) wideInsert(key uint64, gen uint32) (victim uint64, evicted bool)
 	if c.absentOK && c.absent == key {
 		c.absentOK = false
 	} else if i := c.find(key); i >= 0 {
-		c.gens[i] = gen
+		c.e[i].gen = gen
 		c.touch(i)
 		return 0, false
 	}
 	s := c.setOf(key)
 	i := c.wideVictim(s)
-	if c.used[i] != 0 {
-		victim, evicted = c.keys[i], true
+	if c.e[i].valid {
+		victim, evicted = c.e[i].key, true
 		c.indexRemove(i)
 		w.unlink(s, i)
 	} else {
 		o := i - s*c.ways
 		w.free[s*w.words+o/64] &^= 1 << (o % 64)
 	}
-	c.keys[i], c.gens[i], c.used[i] = key, gen, 1
+	c.e[i] = entry{key: key, gen: gen, valid: true}
 	c.indexAdd(i)
 	w.append(s, i)
 	return victim, evicted

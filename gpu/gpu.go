@@ -136,7 +136,9 @@ type Comp struct {
 	inst trace.Instruction
 	// remoteLines gathers, per owner, the lines an RDMA request names.
 	remoteLines [][]uint64
-	err         error
+	// sink keeps prefetch's loads from being optimised away.
+	sink uint64
+	err  error
 }
 
 // SetMMU attaches the GMMU.

@@ -35,22 +35,23 @@ func newEngine() *engine {
 
 // Schedule implements sim.Engine.
 func (e *engine) Schedule(evt sim.Event) {
-	if evt.Time() < e.now {
-		panic(fmt.Sprintf("engine: %T scheduled at %v, before now %v", evt, evt.Time(), e.now))
+	t := evt.Time()
+	if t < e.now {
+		panic(fmt.Sprintf("engine: %T scheduled at %v, before now %v", evt, t, e.now))
 	}
 	if evt.IsSecondary() {
-		e.secondary.Push(evt)
+		e.secondary.push(evt, t)
 		return
 	}
-	e.primary.Push(evt)
+	e.primary.push(evt, t)
 }
 
 // Run implements sim.Engine: it runs every event, or stops at the first
 // handler error and returns it with the time and the handler.
 func (e *engine) Run() error {
 	for e.primary.Len() > 0 || e.secondary.Len() > 0 {
-		evt := e.next()
-		e.now = evt.Time()
+		evt, t := e.next()
+		e.now = t
 		ctx := sim.HookCtx{Domain: e, Pos: sim.HookPosBeforeEvent, Item: evt}
 		e.InvokeHook(ctx)
 		h := evt.Handler()
@@ -70,16 +71,19 @@ func (e *engine) Run() error {
 	return nil
 }
 
-func (e *engine) next() sim.Event {
+// next pops the earliest event and returns it with its time, which the
+// queue holds: asking the event would read it from its owner's memory,
+// cold in a large run.
+func (e *engine) next() (sim.Event, sim.VTimeInSec) {
 	switch {
 	case e.primary.Len() == 0:
-		return e.secondary.Pop()
+		return e.secondary.pop()
 	case e.secondary.Len() == 0:
-		return e.primary.Pop()
+		return e.primary.pop()
 	case e.primary.PeekTime() <= e.secondary.PeekTime():
-		return e.primary.Pop()
+		return e.primary.pop()
 	}
-	return e.secondary.Pop()
+	return e.secondary.pop()
 }
 
 // CurrentTime implements sim.Engine.

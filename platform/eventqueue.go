@@ -26,20 +26,29 @@ func (q *eventQueue) Peek() sim.Event { return q.h[0].e }
 func (q *eventQueue) PeekTime() sim.VTimeInSec { return q.h[0].t }
 
 // Push adds evt (container/heap.Push).
-func (q *eventQueue) Push(evt sim.Event) {
-	q.h = append(q.h, queued{t: evt.Time(), e: evt})
+func (q *eventQueue) Push(evt sim.Event) { q.push(evt, evt.Time()) }
+
+// push adds evt, whose time is t.
+func (q *eventQueue) push(evt sim.Event, t sim.VTimeInSec) {
+	q.h = append(q.h, queued{t: t, e: evt})
 	q.up(len(q.h) - 1)
 }
 
 // Pop removes the earliest event (container/heap.Pop).
 func (q *eventQueue) Pop() sim.Event {
+	e, _ := q.pop()
+	return e
+}
+
+// pop removes the earliest event and returns it with its time.
+func (q *eventQueue) pop() (sim.Event, sim.VTimeInSec) {
 	n := len(q.h) - 1
 	q.h[0], q.h[n] = q.h[n], q.h[0]
 	q.down(0, n)
-	e := q.h[n].e
+	last := q.h[n]
 	q.h[n] = queued{}
 	q.h = q.h[:n]
-	return e
+	return last.e, last.t
 }
 
 func (q *eventQueue) up(j int) {
