@@ -13,16 +13,16 @@ import (
 // issued at t: each page is translated in parallel; a translated page's
 // lines go through L1V, L2 and DRAM, or over NVLink when it is mapped
 // remotely; a page that faults is raised to the GMMU when its walk ends.
-func (g *Comp) execute(wf *wavefront, t sim.VTimeInSec) {
+func (g *Comp) execute(wf *wavefront, x *inflight, t sim.VTimeInSec) {
 	write := wf.write
 	nFaults, faultAt := 0, sim.VTimeInSec(0)
 	cu := &g.cus[wf.wg.cu]
-	g.prefetch(wf, cu)
-	for i := 0; i < wf.nPages; i++ {
-		if wf.pg[i].done {
+	g.prefetch(x, cu)
+	for i := 0; i < x.nPages; i++ {
+		if x.pg[i].done {
 			continue
 		}
-		page := wf.pg[i].page
+		page := x.pg[i].page
 		tp := t + g.l1tlbLat
 		walked := false
 		tgen := g.tlbGen[page]
@@ -50,8 +50,8 @@ func (g *Comp) execute(wf *wavefront, t sim.VTimeInSec) {
 			if g.check && !walked && !pte.Kind.Readable() {
 				g.fail(fmt.Errorf("TLB hit on page %d whose PTE is invalid: a shootdown was missed", page))
 			}
-			wf.faultPages[nFaults] = uint8(i)
-			wf.faultProt[nFaults] = pte.Kind.Readable()
+			x.faultPages[nFaults] = uint8(i)
+			x.faultProt[nFaults] = pte.Kind.Readable()
 			nFaults++
 			faultAt = max(faultAt, tp)
 			continue
@@ -60,11 +60,11 @@ func (g *Comp) execute(wf *wavefront, t sim.VTimeInSec) {
 			g.l2tlb.Insert(page, tgen)
 			cu.l1tlb.Insert(page, tgen)
 		}
-		wf.pg[i].kind, wf.pg[i].owner = pte.Kind, pte.Owner
+		x.pg[i].kind, x.pg[i].owner = pte.Kind, pte.Owner
 		if g.recency != nil && !pte.Kind.Remote() {
 			g.recency.Touch(g.id, page)
 		}
-		g.accessPage(wf, cu, i, tp)
+		g.accessPage(wf, x, cu, i, tp)
 	}
 	g.sendRemote(wf)
 	g.do(wf, wf.m.executed(t, nFaults, faultAt))
@@ -75,47 +75,47 @@ func (g *Comp) execute(wf *wavefront, t sim.VTimeInSec) {
 // so the host's misses on them overlap, where the accesses themselves,
 // each depending on the last, would miss one after another. It changes no
 // state.
-func (g *Comp) prefetch(wf *wavefront, cu *computeUnit) {
+func (g *Comp) prefetch(x *inflight, cu *computeUnit) {
 	var sink uint64
-	for i := 0; i < wf.nPages; i++ {
-		page := wf.pg[i].page
+	for i := 0; i < x.nPages; i++ {
+		page := x.pg[i].page
 		sink += cu.l1tlb.Peek(page) + g.l2tlb.Peek(page) + uint64(g.tlbGen[page]) + uint64(g.lineGen[page])
 	}
-	for l := 0; l < wf.nLines; l++ {
-		sink += cu.l1v.Peek(wf.lines[l]) + g.l2.Peek(wf.lines[l])
+	for l := 0; l < x.nLines; l++ {
+		sink += cu.l1v.Peek(x.lines[l]) + g.l2.Peek(x.lines[l])
 	}
 	g.sink += sink
 }
 
 // accessPage moves the lines of page i, translated at t.
-func (g *Comp) accessPage(wf *wavefront, cu *computeUnit, i int, t sim.VTimeInSec) {
+func (g *Comp) accessPage(wf *wavefront, x *inflight, cu *computeUnit, i int, t sim.VTimeInSec) {
 	write := wf.write
-	wf.pg[i].done = true
+	x.pg[i].done = true
 	target, slot := g.id, g.id
-	if wf.pg[i].kind.Remote() {
-		target, slot = int(wf.pg[i].owner), int(wf.pg[i].owner)
+	if x.pg[i].kind.Remote() {
+		target, slot = int(x.pg[i].owner), int(x.pg[i].owner)
 		if target == uvmproto.Host {
 			slot = len(g.peers) // zero-copy: host memory over PCIe
 		}
 		wf.m.remoteAt = t
 	}
 	if g.observer != nil {
-		g.observer.Access(g.id, wf.pg[i].page, write, target)
+		g.observer.Access(g.id, x.pg[i].page, write, target)
 	}
 	remote := 0
-	for l := int(wf.pg[i].start); l < int(wf.pg[i+1].start); l++ {
+	for l := int(x.pg[i].start); l < int(x.pg[i+1].start); l++ {
 		if target != g.id {
-			if g.remoteHitsL1V(cu, wf, wf.lines[l], write, t) {
+			if g.remoteHitsL1V(cu, wf, x.lines[l], write, t) {
 				continue
 			}
-			g.remoteLines[slot] = append(g.remoteLines[slot], wf.lines[l])
+			g.remoteLines[slot] = append(g.remoteLines[slot], x.lines[l])
 			remote++
 			continue
 		}
-		wf.m.localDone = max(wf.m.localDone, g.localLine(cu, wf.lines[l], write, t))
+		wf.m.localDone = max(wf.m.localDone, g.localLine(cu, x.lines[l], write, t))
 	}
 	if remote > 0 {
-		if pages := g.ac.count(wf.pg[i].page, remote); pages != nil {
+		if pages := g.ac.count(x.pg[i].page, remote); pages != nil {
 			g.mmu.NotifyCounter(t, pages)
 		}
 	}
@@ -193,25 +193,25 @@ func (g *Comp) memLine(line uint64, t sim.VTimeInSec) sim.VTimeInSec {
 }
 
 // raise hands the instruction's faults to the GMMU and waits.
-func (g *Comp) raise(wf *wavefront, now sim.VTimeInSec) {
+func (g *Comp) raise(wf *wavefront, x *inflight, now sim.VTimeInSec) {
 	w := waiter{g: g, wf: wf}
 	write := wf.write
 	n := 0
 	for i := 0; i < wf.m.nFaults; i++ {
-		pi := wf.faultPages[i]
+		pi := x.faultPages[i]
 		// The PTE may have been installed since the walk: then there is
 		// nothing to raise, the replay will find it.
-		if k := g.mmu.Entry(wf.pg[pi].page).Kind; k.Readable() && (!write || k.Writable()) {
+		if k := g.mmu.Entry(x.pg[pi].page).Kind; k.Readable() && (!write || k.Writable()) {
 			continue
 		}
-		wf.faultPages[n], wf.faultProt[n] = pi, wf.faultProt[i]
+		x.faultPages[n], x.faultProt[n] = pi, x.faultProt[i]
 		n++
 	}
 	g.do(wf, wf.m.raised(now, n))
 	for i := 0; i < n; i++ {
-		pi := wf.faultPages[i]
+		pi := x.faultPages[i]
 		g.mmu.Fault(now, uvmproto.FaultEntry{
-			Page: wf.pg[pi].page, Ptr: wf.pg[pi].ptr, Write: write, Protection: wf.faultProt[i],
+			Page: x.pg[pi].page, Ptr: x.pg[pi].ptr, Write: write, Protection: x.faultProt[i],
 		}, w)
 	}
 }

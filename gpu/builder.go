@@ -145,6 +145,7 @@ func (b Builder) Build(name string) (*Comp, error) {
 	g.hostPort = sim.NewLimitNumMsgPort(g, b.bufSize, name+".PCIe")
 	g.AddPort("PCIe", g.hostPort)
 	g.hostOut = uvmproto.NewOutbox(g.hostPort, b.engine)
+	g.cur = new(inflight)
 	g.remoteLines = make([][]uint64, b.gpus+1) // one per GPU, then host memory
 	for i := range g.remoteLines {
 		g.remoteLines[i] = make([]uint64, 0, uvmproto.MaxLines)

@@ -55,7 +55,7 @@ func TestCoalesceGroupsLinesByPage(t *testing.T) {
 		for name, addr := range patterns {
 			for rep := 0; rep < 20; rep++ {
 				g := &Comp{lineShift: 6, pageShift: pageShift, linesPerPage: pageShift - 6}
-				wf := &wavefront{}
+				wf := &inflight{}
 				in := &trace.Instruction{Lanes: 1 + rng.Intn(trace.WavefrontSize)}
 				lanes := in.Lanes
 				for l := 0; l < lanes; l++ {

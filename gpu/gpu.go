@@ -134,6 +134,10 @@ type Comp struct {
 	// the host's cache (a lane buffer per wavefront was 2.5 KB of cold
 	// memory written on every instruction).
 	inst trace.Instruction
+	// cur is the record the issuing instruction is coalesced into; a
+	// wavefront that has to wait takes it, and spare records replace it.
+	cur   *inflight
+	spare []*inflight
 	// remoteLines gathers, per owner, the lines an RDMA request names.
 	remoteLines [][]uint64
 	// sink keeps prefetch's loads from being optimised away.
@@ -225,6 +229,7 @@ func (g *Comp) newWavefront() *wavefront {
 }
 
 func (g *Comp) finish(wf *wavefront, now sim.VTimeInSec) {
+	g.release(wf)
 	wg := wf.wg
 	wf.stream, wf.wg = nil, nil
 	g.pool = append(g.pool, wf)
@@ -280,13 +285,14 @@ func (g *Comp) do(wf *wavefront, nx next) {
 func (g *Comp) step(wf *wavefront, now sim.VTimeInSec) {
 	switch wf.m.phase {
 	case phRaise:
-		g.raise(wf, now)
+		g.raise(wf, wf.x, now)
 		return
 	case phReplay:
 		wf.m.replaying()
-		g.execute(wf, max(now, g.pausedUntil))
+		g.execute(wf, wf.x, max(now, g.pausedUntil))
 		return
 	}
+	g.release(wf)
 	in := &g.inst
 	if !wf.stream.Next(in) {
 		g.finish(wf, now)
@@ -300,19 +306,43 @@ func (g *Comp) step(wf *wavefront, now sim.VTimeInSec) {
 	}
 	g.counters.MemInstructions++
 	wf.write = in.Write
-	g.coalesce(wf, in)
+	x := g.cur
+	g.coalesce(x, in)
 	wf.m.issued(t)
-	g.execute(wf, t)
+	g.execute(wf, x, t)
+	if wf.m.phase != phNext { // it waits: it keeps the record
+		wf.x = x
+		g.cur = g.newRecord()
+	}
+}
+
+// release returns the record of wf's last instruction, done, if it kept
+// one.
+func (g *Comp) release(wf *wavefront) {
+	if wf.x != nil {
+		g.spare = append(g.spare, wf.x)
+		wf.x = nil
+	}
+}
+
+// newRecord is a spare record, or a new one.
+func (g *Comp) newRecord() *inflight {
+	if n := len(g.spare); n > 0 {
+		x := g.spare[n-1]
+		g.spare = g.spare[:n-1]
+		return x
+	}
+	return new(inflight)
 }
 
 // coalesce turns the lanes into distinct lines, grouped by page. Lanes
 // usually walk addresses in order, so each page's lines arrive together
 // and are grouped as they come; otherwise a counting sort by page, stable,
 // groups them after.
-func (g *Comp) coalesce(wf *wavefront, in *trace.Instruction) {
+func (g *Comp) coalesce(x *inflight, in *trace.Instruction) {
 	sc := &g.scratch
 	n := 0
-	wf.nPages = 0
+	x.nPages = 0
 	if g.pageStamp++; g.pageStamp == 0 { // wrapped: old stamps could match
 		clear(g.pageStamps[:])
 		g.pageStamp = 1
@@ -327,26 +357,26 @@ func (g *Comp) coalesce(wf *wavefront, in *trace.Instruction) {
 			continue
 		}
 		page := line >> (g.pageShift - g.lineShift)
-		if wf.nPages == 0 || wf.pg[pi].page != page {
-			known := wf.nPages
-			if pi = g.pageIndex(wf, page, ptr); pi == known {
-				wf.pg[pi].start = int8(n) // a new page
+		if x.nPages == 0 || x.pg[pi].page != page {
+			known := x.nPages
+			if pi = g.pageIndex(x, page, ptr); pi == known {
+				x.pg[pi].start = int8(n) // a new page
 			}
 		}
 		if bit := uint64(1) << (line & 63); sc.bits[pi]&bit == 0 {
 			sc.bits[pi] |= bit
-		} else if g.linesPerPage <= 6 || seenLine(wf, n, line) { // at most 64 lines a page: the bit is the line
+		} else if g.linesPerPage <= 6 || seenLine(x, n, line) { // at most 64 lines a page: the bit is the line
 			continue
 		}
 		lastLine = line
-		grouped = grouped && pi == wf.nPages-1
-		wf.lines[n], sc.page[n] = line, int8(pi)
+		grouped = grouped && pi == x.nPages-1
+		x.lines[n], sc.page[n] = line, int8(pi)
 		n++
 	}
-	wf.nLines = n
-	wf.pg[wf.nPages].start = int8(n)
+	x.nLines = n
+	x.pg[x.nPages].start = int8(n)
 	if !grouped {
-		sc.group(wf)
+		sc.group(x)
 	}
 }
 
@@ -358,31 +388,31 @@ type coalescing struct {
 	tmp  [trace.WavefrontSize]uint64
 }
 
-// seenLine reports whether line is among wf's first n lines.
-func seenLine(wf *wavefront, n int, line uint64) bool {
+// seenLine reports whether line is among x's first n lines.
+func seenLine(x *inflight, n int, line uint64) bool {
 	for l := 0; l < n; l++ {
-		if wf.lines[l] == line {
+		if x.lines[l] == line {
 			return true
 		}
 	}
 	return false
 }
 
-// group sorts wf's lines by page, keeping their order within a page, and
+// group sorts x's lines by page, keeping their order within a page, and
 // sets pageStart.
-func (sc *coalescing) group(wf *wavefront) {
+func (sc *coalescing) group(x *inflight) {
 	var count [trace.WavefrontSize + 1]int8
-	for l := 0; l < wf.nLines; l++ {
+	for l := 0; l < x.nLines; l++ {
 		count[sc.page[l]+1]++
 	}
-	for p := 0; p < wf.nPages; p++ {
+	for p := 0; p < x.nPages; p++ {
 		count[p+1] += count[p]
-		wf.pg[p].start = count[p]
+		x.pg[p].start = count[p]
 	}
-	copy(sc.tmp[:wf.nLines], wf.lines[:wf.nLines])
-	for l := 0; l < wf.nLines; l++ {
+	copy(sc.tmp[:x.nLines], x.lines[:x.nLines])
+	for l := 0; l < x.nLines; l++ {
 		p := sc.page[l]
-		wf.lines[count[p]] = sc.tmp[l]
+		x.lines[count[p]] = sc.tmp[l]
 		count[p]++
 	}
 }
@@ -394,19 +424,19 @@ const pageSlots = 2 * trace.WavefrontSize
 // pageIndex returns page's index in the instruction's pages, adding it
 // (with ptr, a tagged address in it, and no lines yet) if new. Slots
 // stamped with another coalesce are empty, so the index is never cleared.
-func (g *Comp) pageIndex(wf *wavefront, page, ptr uint64) int {
+func (g *Comp) pageIndex(x *inflight, page, ptr uint64) int {
 	h := int((page * 0x9E3779B97F4A7C15) >> 57) // log2(pageSlots) bits
 	for ; g.pageStamps[h] == g.pageStamp; h = (h + 1) & (pageSlots - 1) {
-		if pi := g.pageAt[h]; wf.pg[pi].page == page {
+		if pi := g.pageAt[h]; x.pg[pi].page == page {
 			return int(pi)
 		}
 	}
-	pi := wf.nPages
+	pi := x.nPages
 	g.pageStamps[h], g.pageAt[h] = g.pageStamp, uint8(pi)
-	wf.pg[pi].page = page
-	wf.pg[pi].ptr = ptr
-	wf.pg[pi].done = false
+	x.pg[pi].page = page
+	x.pg[pi].ptr = ptr
+	x.pg[pi].done = false
 	g.scratch.bits[pi] = 0
-	wf.nPages++
+	x.nPages++
 	return pi
 }

@@ -9,7 +9,11 @@ import (
 
 // wavefront is one resident wavefront. It carries its own event, reused for
 // every step, so the per-instruction path allocates nothing. Its protocol
-// state is the machine; the rest is the current instruction, coalesced.
+// state is the machine; the current instruction, coalesced, is in the
+// GPU's scratch record while it executes, and the wavefront keeps the
+// record only while the instruction waits (a fault, a remote line). The
+// GPU's wavefronts are megabytes, so every line of them an instruction
+// touches is a host cache miss: the record's 2 KB were three of them.
 type wavefront struct {
 	evt    wfEvent
 	id     uint64 // the tag RDMA responses carry back
@@ -17,7 +21,13 @@ type wavefront struct {
 	stream Stream
 	write  bool // the current instruction stores
 	m      machine
+	// x is the waiting instruction's record, nil when none waits.
+	x *inflight
+}
 
+// inflight is one instruction, coalesced, and the faults of its last
+// execution.
+type inflight struct {
 	nLines int
 	nPages int
 	// lines are the instruction's distinct lines grouped by page, in
@@ -26,10 +36,8 @@ type wavefront struct {
 	// every line (uncoalesced accesses, 64 pages of a line each, were
 	// quadratic).
 	lines [trace.WavefrontSize]uint64
-	// pg are the instruction's pages, one record each so that an access
-	// to few pages touches few host cache lines (the wavefronts of a GPU
-	// are megabytes, so every line touched is a miss); pg[nPages].start
-	// ends the last page's lines.
+	// pg are the instruction's pages; pg[nPages].start ends the last
+	// page's lines.
 	pg [trace.WavefrontSize + 1]wfPage
 
 	// The faults recorded by the current execution.
