@@ -3,7 +3,7 @@ GO ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BIN := bin/mgpu
 
-.PHONY: run test bench bench-figures lint build clean golden-full check-matrix configs test-slurm pgo
+.PHONY: run test bench bench-compare bench-figures lint build clean golden-full check-matrix configs test-slurm pgo
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mgpu
@@ -55,6 +55,14 @@ bench: build
 	@for w in $(OVERSUB_WORKLOADS); do \
 		/usr/bin/env time -f "$$w: wall %e s, peak RSS %M KB" $(BIN) run --workload $$w --gpus 1 --policy on-touch | grep -E "on 1 GPUs|mem instructions"; \
 	done
+
+# The working tree's speed against revision OLD, as pairs of runs, with
+# the results checked identical: make bench-compare OLD=HEAD~3 [SET=quick]
+# (scripts/bench-compare.sh; the full set takes about half an hour).
+SET ?= full
+bench-compare:
+	@test -n "$(OLD)" || { echo "usage: make bench-compare OLD=<revision> [SET=full|quick]"; exit 2; }
+	scripts/bench-compare.sh $(OLD) $(SET)
 
 # The budget of the oversubscription figures: each from a cold cache (its
 # own results directory) with --jobs 2, wall time and peak RSS. Several
