@@ -218,18 +218,6 @@ func (c *Cache) Lookup(key uint64, gen uint32) bool {
 	return true
 }
 
-// Peek reads key's set's bookkeeping and returns a word of it, changing
-// nothing. A caller about to access several sets peeks at all of them
-// first: the loads are independent, so the host fetches the cold lines in
-// parallel instead of one miss after another.
-func (c *Cache) Peek(key uint64) uint64 {
-	if c.wide != nil {
-		return uint64(c.wide.index[c.wide.slot(key)])
-	}
-	s := c.setOf(key)
-	return uint64(c.fp[s*c.stride]) + c.e[s*c.ways].key
-}
-
 // Contains reports presence without touching LRU state.
 func (c *Cache) Contains(key uint64) bool {
 	if c.wide != nil {

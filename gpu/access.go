@@ -17,7 +17,6 @@ func (g *Comp) execute(wf *wavefront, x *inflight, t sim.VTimeInSec) {
 	write := wf.write
 	nFaults, faultAt := 0, sim.VTimeInSec(0)
 	cu := &g.cus[wf.wg.cu]
-	g.prefetch(x, cu)
 	for i := 0; i < x.nPages; i++ {
 		if x.pg[i].done {
 			continue
@@ -68,23 +67,6 @@ func (g *Comp) execute(wf *wavefront, x *inflight, t sim.VTimeInSec) {
 	}
 	g.sendRemote(wf)
 	g.do(wf, wf.m.executed(t, nFaults, faultAt))
-}
-
-// prefetch touches every TLB and cache set the instruction's pages and
-// lines map to, before any of them is used: these loads are independent,
-// so the host's misses on them overlap, where the accesses themselves,
-// each depending on the last, would miss one after another. It changes no
-// state.
-func (g *Comp) prefetch(x *inflight, cu *computeUnit) {
-	var sink uint64
-	for i := 0; i < x.nPages; i++ {
-		page := x.pg[i].page
-		sink += cu.l1tlb.Peek(page) + g.l2tlb.Peek(page) + uint64(g.tlbGen[page]) + uint64(g.lineGen[page])
-	}
-	for l := 0; l < x.nLines; l++ {
-		sink += cu.l1v.Peek(x.lines[l]) + g.l2.Peek(x.lines[l])
-	}
-	g.sink += sink
 }
 
 // accessPage moves the lines of page i, translated at t.

@@ -140,9 +140,7 @@ type Comp struct {
 	spare []*inflight
 	// remoteLines gathers, per owner, the lines an RDMA request names.
 	remoteLines [][]uint64
-	// sink keeps prefetch's loads from being optimised away.
-	sink uint64
-	err  error
+	err         error
 }
 
 // SetMMU attaches the GMMU.
