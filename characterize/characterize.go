@@ -35,7 +35,10 @@
 // execution time" are 8 equal slices of that order. Access t (0-based) of
 // T in total falls in interval t*8/T, i.e. interval i holds accesses
 // [ceil(i*T/8), ceil((i+1)*T/8)). Only 4 KB pages are classified per
-// interval.
+// interval. With Options.PhaseIntervals the intervals are the phases
+// instead (interval i holds exactly phase i's accesses), for the classes
+// per iteration of Fig. 7b: equal slices need not fall on the phase
+// boundaries (st's first iteration also loads the kernel arguments).
 //
 // # Choices where the paper is silent
 //
@@ -152,6 +155,11 @@ type Options struct {
 	// Intervals is the number of equal slices of the access order (zero
 	// means 8).
 	Intervals int
+	// PhaseIntervals makes the intervals the phases instead: interval i
+	// holds exactly the accesses of phase (kernel) i, so the page classes
+	// over time are the classes per phase, e.g. per iteration of st
+	// (OASIS Fig. 7b). Intervals is then ignored.
+	PhaseIntervals bool
 }
 
 // ZeroLatency returns c with every timing cost removed, as the package
@@ -224,6 +232,12 @@ func Run(workload string, p benchmarks.Params, o Options) (*Result, error) {
 	total := countAccesses(kernels, cfg.GPUs)
 	r := &recorder{n: cfg.GPUs, intervals: o.Intervals, total: total,
 		cus: cfg.GPU.CUs, wavefrontsPerCU: cfg.GPU.WavefrontsPerCU}
+	if o.PhaseIntervals {
+		if len(kernels) > 1<<16 {
+			return nil, fmt.Errorf("workload %s: %d kernels: at most 65536 phase intervals", workload, len(kernels))
+		}
+		r.intervals, r.perPhase = max(1, len(kernels)), true
+	}
 	sys, err := platform.Build(platform.Options{Workload: workload, Policy: Policy, Seed: p.Seed,
 		Scale: p.Scale, Size: p.Size, Iterations: p.Iterations, Config: cfg, Observer: r, Launches: r})
 	if err != nil {
@@ -240,6 +254,11 @@ func Run(workload string, p benchmarks.Params, o Options) (*Result, error) {
 	res.Policy = Policy
 	res.SimTimeNs = run.SimTimeNs
 	res.Instructions = run.Totals.MemInstructions
+	if o.PhaseIntervals && len(res.Phases) != r.intervals {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"the run started %d kernels where the workload's set-up has %d; the phase intervals past the last are empty and the last holds any extra phases",
+			len(res.Phases), r.intervals))
+	}
 	if r.t != total {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"the run observed %d page accesses where counting the workload's streams gave %d (a stream that depends on its GPU, or a Setup that is not deterministic); intervals are approximate",

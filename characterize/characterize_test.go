@@ -621,3 +621,47 @@ func TestWriteTableAndCSVs(t *testing.T) {
 		t.Errorf("page_intervals.csv:\n%.300s", b)
 	}
 }
+
+func TestPhaseIntervals(t *testing.T) {
+	// st: one interval per iteration, each holding exactly its phase's
+	// accesses (the first iteration also loads the kernel arguments, so
+	// equal slices would not fall on the iteration boundaries); a grid's
+	// pages alternate read-only and write-only (Fig. 7b).
+	o := system(4, "", 1)
+	o.PhaseIntervals = true
+	o.Intervals = 3 // ignored
+	res := run(t, "st", benchmarks.Params{Scale: 0.02, Iterations: 4}, o)
+	if !res.PhaseIntervals || len(res.Intervals) != 4 || len(res.Phases) != 4 {
+		t.Fatalf("%d intervals, %d phases", len(res.Intervals), len(res.Phases))
+	}
+	for i, iv := range res.Intervals {
+		ph := res.Phases[i]
+		if iv.Start != ph.Start || iv.End != ph.Start+ph.Accesses {
+			t.Errorf("interval %d [%d, %d), phase [%d, +%d)", i, iv.Start, iv.End, ph.Start, ph.Accesses)
+		}
+	}
+	if res.Phases[0].Accesses == res.Phases[1].Accesses {
+		t.Errorf("the first iteration has no extra kernarg accesses: %+v", res.Phases[:2])
+	}
+	cur := res.Objects[objectRun(t, res, "currData").Object]
+	alternating := 0
+	for i := 0; i < cur.Pages; i++ {
+		ok := true
+		for iv := range res.Intervals {
+			c, touched := res.IntervalClass(cur.ID, i, iv)
+			want := map[bool]Access{true: ReadOnly, false: WriteOnly}[iv%2 == 0]
+			ok = ok && touched && c.Access() == want
+		}
+		if ok {
+			alternating++
+		}
+	}
+	// All but the halo pages, which are read and never written.
+	if alternating == 0 || cur.Pages-alternating > 8 {
+		t.Errorf("%d of %d currData pages alternate read-only and write-only", alternating, cur.Pages)
+	}
+	var out bytes.Buffer
+	if err := res.WriteTable(&out); err != nil || !strings.Contains(out.String(), "PAGE CLASSES PER PHASE") {
+		t.Errorf("table: %v\n%s", err, out.String())
+	}
+}

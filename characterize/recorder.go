@@ -70,6 +70,9 @@ type recorder struct {
 	cur       int    // current interval
 	nextBound uint64 // first access of interval cur+1
 	unmanaged uint64
+	// perPhase: the intervals are the phases (Options.PhaseIntervals);
+	// Launch moves cur, the access count does not.
+	perPhase bool
 
 	phases []Phase
 	ops    []ObjectPhase
@@ -110,6 +113,9 @@ func (r *recorder) init(objects []objtable.Object) {
 	r.lflags = make([]uint8, large)
 	r.objCounts = make([]uint64, len(r.objs)*2*r.n)
 	r.nextBound = r.bound(1)
+	if r.perPhase {
+		r.nextBound = ^uint64(0)
+	}
 }
 
 // bound is the first access of interval i: ceil(i*T/I).
@@ -131,6 +137,9 @@ func (r *recorder) bound(i int) uint64 {
 func (r *recorder) Launch(_ int, k *benchmarks.Kernel) {
 	if len(r.phases) > 0 {
 		r.endPhase()
+	}
+	if r.perPhase {
+		r.cur = min(len(r.phases), r.intervals-1)
 	}
 	launch, step := 0, 0
 	if len(r.phases) > 0 {

@@ -102,6 +102,9 @@ func (res *Result) WriteTable(w io.Writer) error {
 		return err
 	}
 	title := fmt.Sprintf("PAGE CLASSES OVER TIME (4KB pages touched in each of %d equal intervals of the access order; Fig. 4/7)", len(res.Intervals))
+	if res.PhaseIntervals {
+		title = fmt.Sprintf("PAGE CLASSES PER PHASE (4KB pages touched in each of the %d phases; Fig. 7b)", len(res.Intervals))
+	}
 	err = section(title, func(tw *tabwriter.Writer) {
 		fmt.Fprint(tw, "  interval\taccesses\tuntouched")
 		for c := Class(0); c < NumClasses; c++ {

@@ -26,8 +26,10 @@ type Result struct {
 	// ObjectRun has one entry per object, classified over the whole run
 	// (Phase is -1).
 	ObjectRun []ObjectPhase
-	// Intervals are the equal slices of the access order (Fig. 4/7).
-	Intervals []Interval
+	// Intervals are the equal slices of the access order (Fig. 4/7), or
+	// the phases with Options.PhaseIntervals (then PhaseIntervals is set).
+	Intervals      []Interval
+	PhaseIntervals bool
 	// App is the app-level census (Fig. 20): 4 KB and 2 MB pages, each
 	// over the whole run and over (page, phase) pairs.
 	App []App
@@ -216,7 +218,7 @@ func (r *recorder) largeObj(l int) int {
 func (r *recorder) result(workload string, p benchmarks.Params) *Result {
 	res := &Result{Workload: workload, Params: p, GPUs: r.n, CUs: r.cus, WavefrontsPerCU: r.wavefrontsPerCU,
 		Footprint: r.footprint, Objects: r.objs, Phases: r.phases, ObjectPhases: r.ops, Unmanaged: r.unmanaged,
-		runMask: r.runMask, runFlags: r.runFlags, counts: r.counts, iv: r.iv}
+		runMask: r.runMask, runFlags: r.runFlags, counts: r.counts, iv: r.iv, PhaseIntervals: r.perPhase}
 	for _, ph := range r.phases {
 		res.Reads += ph.Reads
 		res.Writes += ph.Writes
@@ -267,6 +269,16 @@ func (r *recorder) result(workload string, p benchmarks.Params) *Result {
 		iv := Interval{Index: i, Start: r.bound(i), End: r.bound(i + 1)}
 		if i == I-1 {
 			iv.End = max(r.total, r.t)
+		}
+		if r.perPhase {
+			iv.Start, iv.End = r.t, r.t
+			if i < len(r.phases) {
+				iv.Start = r.phases[i].Start
+				iv.End = iv.Start + r.phases[i].Accesses
+			}
+			if i == I-1 {
+				iv.End = r.t
+			}
 		}
 		for d := 0; d < pages; d++ {
 			if c, ok := ivClass(r.iv[d*I+i]); ok {

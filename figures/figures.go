@@ -325,7 +325,8 @@ func Lookup(name string) (Figure, error) {
 			return f, nil
 		}
 	}
-	return Figure{}, fmt.Errorf("unknown figure %q: valid figures are %s", name, strings.Join(Names(), ", "))
+	all := append(append(Names(), CharNames()...), CharAll)
+	return Figure{}, fmt.Errorf("unknown figure %q: valid figures are %s", name, strings.Join(all, ", "))
 }
 
 // Runs expands the figure's specs for the given workloads, scale and

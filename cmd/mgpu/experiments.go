@@ -224,6 +224,16 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	if _, err := setupLogging(logLevel, stderr); err != nil {
 		return err
 	}
+	if chars, ok := figures.LookupChar(name); ok {
+		if *jobs < 1 {
+			return badInput("--jobs %d: must be >= 1", *jobs)
+		}
+		scale := 1.0
+		if *quick {
+			scale = quickScale
+		}
+		return runCharFigures(chars, scale, *jobs, *out, *quick, stdout, stderr)
+	}
 	fig, err := figures.Lookup(name)
 	if err != nil {
 		return inputError{err}
