@@ -82,56 +82,6 @@ func BenchmarkLookup(b *testing.B) {
 	}
 }
 
-// TestWideMatchesScan drives a wide cache (hash index and LRU lists) and
-// the same geometry scanned way by way with one random history of
-// lookups, inserts, stale generations, invalidations and flushes: every
-// answer, every victim and the final contents must agree, so results do
-// not depend on which bookkeeping a geometry gets.
-func TestWideMatchesScan(t *testing.T) {
-	for _, g := range [][2]int{{128, 128}, {512, 16}, {64, 32}, {256, 64}, {200, 100}, {256, 128}} {
-		fast, _ := newCache(g[0], g[1], true)
-		ref, _ := newCache(g[0], g[1], false)
-		r := rand.New(rand.NewPCG(uint64(g[0]), uint64(g[1])))
-		span := uint64(3 * g[0])
-		for step := 0; step < 200000; step++ {
-			k, gen := r.Uint64N(span), uint32(r.IntN(3))
-			switch op := r.IntN(100); {
-			case op < 50:
-				if a, b := fast.Lookup(k, gen), ref.Lookup(k, gen); a != b {
-					t.Fatalf("%v step %d: Lookup(%d, %d) = %v, scan %v", g, step, k, gen, a, b)
-				}
-			case op < 90:
-				v1, e1 := fast.Insert(k, gen)
-				v2, e2 := ref.Insert(k, gen)
-				if v1 != v2 || e1 != e2 {
-					t.Fatalf("%v step %d: Insert(%d) evicted %d,%v; scan %d,%v", g, step, k, v1, e1, v2, e2)
-				}
-			case op < 98:
-				if a, b := fast.Invalidate(k), ref.Invalidate(k); a != b {
-					t.Fatalf("%v step %d: Invalidate(%d) = %v, scan %v", g, step, k, a, b)
-				}
-			case op < 99:
-				if a, b := fast.Contains(k), ref.Contains(k); a != b {
-					t.Fatalf("%v step %d: Contains(%d) = %v, scan %v", g, step, k, a, b)
-				}
-			default:
-				if r.IntN(20) == 0 {
-					fast.Flush()
-					ref.Flush()
-				}
-			}
-		}
-		for k := uint64(0); k < span; k++ {
-			if fast.Contains(k) != ref.Contains(k) {
-				t.Fatalf("%v: key %d differs at the end", g, k)
-			}
-		}
-		if fast.Len() != ref.Len() {
-			t.Fatalf("%v: %d entries, scan %d", g, fast.Len(), ref.Len())
-		}
-	}
-}
-
 func BenchmarkFullyAssociativeTLB(b *testing.B) {
 	c, _ := New(128, 128)
 	r := rand.New(rand.NewPCG(1, 2))
@@ -209,8 +159,10 @@ func (m *lruModel) invalidate(key uint64) bool {
 }
 
 // TestMatchesLRUModel drives caches of both layouts (byte-indexed sets and
-// the hash index) and the model with one random history: every answer,
-// victim and the contents must agree.
+// the hash index) and the model with one random history of lookups,
+// inserts, stale generations, invalidations and flushes: every answer,
+// victim and the contents must agree, so results do not depend on which
+// bookkeeping a geometry gets.
 func TestMatchesLRUModel(t *testing.T) {
 	type geo struct {
 		entries, ways int
@@ -239,9 +191,19 @@ func TestMatchesLRUModel(t *testing.T) {
 				if v1 != v2 || e1 != e2 {
 					t.Fatalf("%v step %d: Insert(%d) evicted %d,%v; model %d,%v", g, step, k, v1, e1, v2, e2)
 				}
-			default:
+			case op < 98:
 				if a, b := c.Invalidate(k), m.invalidate(k); a != b {
 					t.Fatalf("%v step %d: Invalidate(%d) = %v, model %v", g, step, k, a, b)
+				}
+			case op < 99:
+				_, i := m.find(k)
+				if c.Contains(k) != (i >= 0) {
+					t.Fatalf("%v step %d: Contains(%d) = %v, model %v", g, step, k, !(i >= 0), i >= 0)
+				}
+			default:
+				if r.IntN(50) == 0 {
+					c.Flush()
+					m.s = make([][]entry, m.sets)
 				}
 			}
 		}
