@@ -24,7 +24,7 @@ func cmdCharacterize(args []string, stdout, stderr io.Writer) error {
 	)
 	f.register(fs, "characterize")
 	fs.StringVar(&dist, "distribution", "", "workgroup distribution: "+strings.Join(benchmarks.Schemes(), " | ")+" (default: the config's, greedy)")
-	fs.IntVar(&intervals, "intervals", characterize.DefaultIntervals, "equal slices of the access order for the page classes over time (Fig. 4/7)")
+	intVar(fs, &intervals, "intervals", characterize.DefaultIntervals, "equal slices of the access order for the page classes over time (Fig. 4/7)")
 	fs.StringVar(&out, "out", "", "output directory (default results/characterize/<workload>-<gpus>gpu)")
 	addLogLevelFlag(fs, &logLevel)
 	if err := noArgs(fs, args, stdout); err != nil {

@@ -21,10 +21,10 @@ import (
 // cmdSweep: mgpu sweep spec.yaml [--jobs N] [--emit slurm|list] [--task i --tasks T]
 func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sweep")
-	jobs := fs.Int("jobs", runtime.NumCPU(), "runs in parallel")
+	jobs := intFlag(fs, "jobs", runtime.NumCPU(), "runs in parallel")
 	emit := fs.String("emit", "", "instead of running: 'slurm' (sbatch job-array script) or 'list' (one mgpu run command per line)")
-	tasks := fs.Int("tasks", 0, "split the sweep into this many slices, task i running every tasks-th run from run i (the slurm array size; 0 = one task per run, at most 1000)")
-	task := fs.Int("task", -1, "run only this slice (0 .. tasks-1), as a job-array task does")
+	tasks := intFlag(fs, "tasks", 0, "split the sweep into this many slices, task i running every tasks-th run from run i (the slurm array size; 0 = one task per run, at most 1000)")
+	task := intFlag(fs, "task", -1, "run only this slice (0 .. tasks-1), as a job-array task does")
 	results := fs.String("results", "", "results directory (overrides the spec's 'results', default results)")
 	csvOut := fs.String("csv", "", "merged CSV path (default <results>/<spec name>.csv)")
 	noCSV := fs.Bool("no-csv", false, "do not write the merged CSV (array tasks; run mgpu collect after)")
@@ -212,7 +212,7 @@ const quickScale = 0.2
 func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("figure")
 	quick := fs.Bool("quick", false, "smoke run at --scale 0.2")
-	jobs := fs.Int("jobs", runtime.NumCPU(), "runs in parallel")
+	jobs := intFlag(fs, "jobs", runtime.NumCPU(), "runs in parallel")
 	out := fs.String("out", filepath.Join("results", "figures"), "directory for the figure's CSV, PNG and SVG")
 	results := fs.String("results", "results", "per-run results directory (shared across figures, so runs are reused)")
 	var logLevel string

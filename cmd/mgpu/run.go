@@ -37,13 +37,13 @@ type workloadFlags struct {
 
 func (f *workloadFlags) register(fs *flag.FlagSet, verb string) {
 	fs.StringVar(&f.workload, "workload", "mm", "workload to "+verb+" (see 'mgpu list')")
-	fs.IntVar(&f.gpus, "gpus", 4, "number of GPUs, 1 to 64")
+	intVar(fs, &f.gpus, "gpus", 4, "number of GPUs, 1 to 64")
 	fs.StringVar(&f.config, "config", "", "YAML config file (keys as in 'mgpu list')")
 	fs.Var(&f.sets, "set", "override a config key: --set key=value (repeatable)")
-	fs.Uint64Var(&f.seed, "seed", 1, "random seed, recorded in the result")
+	uint64Var(fs, &f.seed, "seed", 1, "random seed, recorded in the result")
 	fs.Float64Var(&f.scale, "scale", 1, "footprint scale (1 = the paper's size)")
 	fs.StringVar(&f.size, "size", "auto", "paper size column: auto (follows --gpus), 4gpu, 8gpu, 16gpu")
-	fs.IntVar(&f.iterations, "iterations", 0, "iterations for workloads that have them (see --help; 0 = the workload's default)")
+	intVar(fs, &f.iterations, "iterations", 0, "iterations for workloads that have them (see --help; 0 = the workload's default)")
 }
 
 // iterationsUsage is the --iterations help with the workloads that take

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+)
+
+// Numbers on the command line are decimal, as they are in config files and
+// --set: the flag package's own integer flags read "010" as octal 8 and
+// "0x10" as 16, so --gpus 010 ran 8 GPUs where --set gpus=010 ran 10.
+
+// decimalInt is an int flag read in base 10 only.
+type decimalInt struct{ p *int }
+
+func (d decimalInt) String() string {
+	if d.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*d.p)
+}
+
+func (d decimalInt) Set(s string) error {
+	v, err := strconv.ParseInt(s, 10, strconv.IntSize)
+	if err != nil {
+		return notDecimal(s, err)
+	}
+	*d.p = int(v)
+	return nil
+}
+
+// decimalUint64 is a uint64 flag read in base 10 only.
+type decimalUint64 struct{ p *uint64 }
+
+func (d decimalUint64) String() string {
+	if d.p == nil {
+		return "0"
+	}
+	return strconv.FormatUint(*d.p, 10)
+}
+
+func (d decimalUint64) Set(s string) error {
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return notDecimal(s, err)
+	}
+	*d.p = v
+	return nil
+}
+
+// notDecimal says what was wrong and what to write instead.
+func notDecimal(s string, err error) error {
+	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+		return fmt.Errorf("%q is out of range", s)
+	}
+	return fmt.Errorf("%q is not a decimal integer: write digits only, such as 8 (a leading zero is allowed and read as decimal)", s)
+}
+
+// intVar defines a decimal int flag.
+func intVar(fs *flag.FlagSet, p *int, name string, value int, usage string) {
+	*p = value
+	fs.Var(decimalInt{p}, name, usage)
+}
+
+// intFlag defines a decimal int flag and returns where it is stored.
+func intFlag(fs *flag.FlagSet, name string, value int, usage string) *int {
+	p := new(int)
+	intVar(fs, p, name, value, usage)
+	return p
+}
+
+// uint64Var defines a decimal uint64 flag.
+func uint64Var(fs *flag.FlagSet, p *uint64, name string, value uint64, usage string) {
+	*p = value
+	fs.Var(decimalUint64{p}, name, usage)
+}
