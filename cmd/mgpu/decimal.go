@@ -74,3 +74,25 @@ func uint64Var(fs *flag.FlagSet, p *uint64, name string, value uint64, usage str
 	*p = value
 	fs.Var(decimalUint64{p}, name, usage)
 }
+
+// onceString is a string flag that may be given once: a second --config
+// used to replace the first without a word.
+type onceString struct{ p *string }
+
+func (o onceString) String() string {
+	if o.p == nil {
+		return ""
+	}
+	return *o.p
+}
+
+func (o onceString) Set(s string) error {
+	if *o.p != "" {
+		return fmt.Errorf("given twice (%q, then %q): give one file, and override its keys with --set key=value", *o.p, s)
+	}
+	if s == "" {
+		return fmt.Errorf("empty: name a YAML config file")
+	}
+	*o.p = s
+	return nil
+}

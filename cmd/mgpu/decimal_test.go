@@ -39,3 +39,23 @@ func TestDecimalFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigOnce(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"-config", "a.yaml"}, ""},
+		{[]string{"-config", "a.yaml", "-config", "b.yaml"}, "given twice"},
+		{[]string{"-config", ""}, "empty"},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		var f string
+		fs.Var(onceString{&f}, "config", "")
+		err := fs.Parse(c.args)
+		if (c.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.err)
+		}
+	}
+}

@@ -38,7 +38,7 @@ type workloadFlags struct {
 func (f *workloadFlags) register(fs *flag.FlagSet, verb string) {
 	fs.StringVar(&f.workload, "workload", "mm", "workload to "+verb+" (see 'mgpu list')")
 	intVar(fs, &f.gpus, "gpus", 4, "number of GPUs, 1 to 64")
-	fs.StringVar(&f.config, "config", "", "YAML config file (keys as in 'mgpu list')")
+	fs.Var(onceString{&f.config}, "config", "YAML config `file` (keys as in 'mgpu list'); at most one")
 	fs.Var(&f.sets, "set", "override a config key: --set key=value (repeatable)")
 	uint64Var(fs, &f.seed, "seed", 1, "random seed, recorded in the result")
 	fs.Float64Var(&f.scale, "scale", 1, "footprint scale (1 = the paper's size)")
