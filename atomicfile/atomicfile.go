@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -86,17 +87,41 @@ func writeTemp(path string, write func(io.Writer) error) error {
 }
 
 // CheckFile reports, before any work is done, whether Write(path) can
-// succeed: path must not be a directory, no ancestor may be a file, and
-// its directory must be writable. The directory is created, as Write
-// would create it, to prove that.
+// succeed: path must name a regular file or a new one (not a directory,
+// nor a device, pipe or socket, which the rename would replace), no
+// ancestor may be a file, and its directory must be writable. The
+// directory is created, as Write would create it, to prove that.
 func CheckFile(path string) error {
 	if path == "" {
 		return errors.New("empty path: give a file name")
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("%s is a directory: give a file name inside it or elsewhere", path)
+	if strings.HasSuffix(path, string(filepath.Separator)) {
+		return fmt.Errorf("%s ends with %c, so it names a directory: give a file name", path, filepath.Separator)
+	}
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return fmt.Errorf("%s is a directory: give a file name inside it or elsewhere", path)
+		}
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%s is %s: results are written only to regular files or new paths", path, fileKind(st.Mode()))
+		}
 	}
 	return checkDir(filepath.Dir(path), path)
+}
+
+// fileKind names what a path that is not a regular file is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
 }
 
 // CheckDir reports whether files can be written into dir, creating it if

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -109,6 +110,14 @@ func TestCheckRejectsUnusablePathsBeforeAnyWork(t *testing.T) {
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	devLink := filepath.Join(dir, "null")
+	if err := os.Symlink("/dev/null", devLink); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name, path, want string
 		check            func(string) error
@@ -120,6 +129,10 @@ func TestCheckRejectsUnusablePathsBeforeAnyWork(t *testing.T) {
 		{"dir is a file", file, "is a file, not a directory", CheckDir},
 		{"dir under a file", filepath.Join(file, "sub"), file + " is a file", CheckDir},
 		{"empty file name", "", "empty path", CheckFile},
+		{"trailing slash", filepath.Join(dir, "new") + "/", "names a directory", CheckFile},
+		{"character device", "/dev/null", "is a character device", CheckFile},
+		{"symlink to a device", devLink, "is a character device", CheckFile},
+		{"named pipe", fifo, "is a named pipe", CheckFile},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := c.check(c.path)

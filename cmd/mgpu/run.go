@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -226,13 +227,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	// A result is lost if its path proves unwritable only after the
 	// simulation, which may take minutes.
-	for _, o := range []struct{ flag, path string }{{"--out", f.out}, {"--csv", f.csv}, {"--cpuprofile", f.cpuProfile}} {
-		if o.path == "" {
-			continue
-		}
-		if err := atomicfile.CheckFile(o.path); err != nil {
-			return badInput("%s: %v", o.flag, err)
-		}
+	if err := checkOutputs(fs, map[string]string{"out": f.out, "csv": f.csv, "cpuprofile": f.cpuProfile}); err != nil {
+		return err
 	}
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
@@ -342,4 +338,38 @@ func (p *progressLine) finish() { p.term.clearStatus() }
 func formatProgress(p platform.Progress, wall time.Duration) string {
 	return fmt.Sprintf("simulated %.3f ms  kernels %d/%d done  page faults %d  wall %s",
 		p.SimTimeNs/1e6, p.Kernels, p.KernelsTotal, p.PageFaults, wall.Round(time.Second))
+}
+
+// checkOutputs checks the output path flags before a run: one given empty
+// would silently write nothing, two naming one file would leave only the
+// last, and each must be writable (atomicfile.CheckFile).
+func checkOutputs(fs *flag.FlagSet, paths map[string]string) error {
+	var err error
+	fs.Visit(func(fl *flag.Flag) {
+		if p, ok := paths[fl.Name]; ok && p == "" && err == nil {
+			err = badInput("--%s is empty: give a file name, or leave the flag out", fl.Name)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	seen := map[string]string{}
+	for _, name := range []string{"out", "csv", "cpuprofile"} {
+		p := paths[name]
+		if p == "" {
+			continue
+		}
+		if err := atomicfile.CheckFile(p); err != nil {
+			return badInput("--%s: %v", name, err)
+		}
+		abs, aerr := filepath.Abs(p)
+		if aerr != nil {
+			abs = filepath.Clean(p)
+		}
+		if other, dup := seen[abs]; dup {
+			return badInput("--%s and --%s both name %s: give each its own file", other, name, p)
+		}
+		seen[abs] = name
+	}
+	return nil
 }
