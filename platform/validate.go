@@ -46,6 +46,14 @@ var positiveCounts = []struct {
 	{"policy.host_llc_ways", func(c *Config) int { return c.Policy.HostLLCWays }},
 }
 
+// Bounds of the generic rules by key suffix.
+const (
+	maxNs     = 1e12
+	maxCycles = 1e9
+	minGBps   = 1e-3
+	maxGBps   = 1e6
+)
+
 // Validate reports every value the simulator cannot run with, joined with
 // errors.Join, each as "<key> = <value>: <what is valid>". It is separate
 // from LoadConfig and Set so the final combination (file plus --set flags)
@@ -75,15 +83,18 @@ func (c Config) Validate() error {
 		default:
 			continue // unsigned values (sizes) cannot be negative
 		}
+		// The upper bounds are far beyond any hardware, and keep a typo
+		// (1e-300 GB/s, a latency of years) from an infinite stall or a
+		// result JSON cannot hold.
 		switch {
-		case hasAnySuffix(l.key, "_cycles", "_ns", "_bytes"):
-			if x < 0 {
-				bad(l.key, l.v.Interface(), "must be >= 0")
-			}
-		case strings.HasSuffix(l.key, "_gbps"):
-			if x <= 0 {
-				bad(l.key, l.v.Interface(), "must be a bandwidth > 0 GB/s")
-			}
+		case hasAnySuffix(l.key, "_cycles", "_ns", "_bytes") && x < 0:
+			bad(l.key, l.v.Interface(), "must be >= 0")
+		case strings.HasSuffix(l.key, "_ns") && x > maxNs:
+			bad(l.key, l.v.Interface(), "must be at most %g ns (1000 s)", maxNs)
+		case strings.HasSuffix(l.key, "_cycles") && x > maxCycles:
+			bad(l.key, l.v.Interface(), "must be at most %g cycles", maxCycles)
+		case strings.HasSuffix(l.key, "_gbps") && !(x >= minGBps && x <= maxGBps):
+			bad(l.key, l.v.Interface(), "must be a bandwidth between %g and %g GB/s (1 MB/s to 1 PB/s)", minGBps, maxGBps)
 		}
 	}
 
@@ -124,8 +135,8 @@ func (c Config) Validate() error {
 			bad(p.key, v, "must be >= 1")
 		}
 	}
-	if f := c.GPU.FreqMHz; !math.IsNaN(f) && !math.IsInf(f, 0) && f <= 0 {
-		bad("gpu.freq_mhz", f, "must be > 0")
+	if f := c.GPU.FreqMHz; !math.IsNaN(f) && !math.IsInf(f, 0) && !(f >= 1 && f <= 1e5) {
+		bad("gpu.freq_mhz", f, "must be between 1 and 100000 MHz")
 	}
 	if o := c.Oversubscribe; o != 0 && !(o >= 1) {
 		bad("oversubscribe", o, "must be 0 (off) or a factor >= 1 (e.g. 1.5 for 150%%)")

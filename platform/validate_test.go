@@ -70,11 +70,16 @@ func TestValidateRejects(t *testing.T) {
 		{"negative header", func(c *Config) { c.Link.HeaderBytes = -1 }, "link.header_bytes = -1: must be >= 0"},
 		{"NaN ns", func(c *Config) { c.UVM.FaultServiceNs = nan }, "uvm.fault_service_ns = NaN: must be a finite number"},
 		{"Inf ns", func(c *Config) { c.GPU.DRAMLatencyNs = inf }, "gpu.dram_latency_ns = +Inf: must be a finite number"},
-		{"zero bandwidth", func(c *Config) { c.Link.NVLinkGBps = 0 }, "link.nvlink_gbps = 0: must be a bandwidth > 0"},
-		{"negative bandwidth", func(c *Config) { c.GPU.DRAMGBps = -1 }, "gpu.dram_gbps = -1: must be a bandwidth > 0"},
+		{"zero bandwidth", func(c *Config) { c.Link.NVLinkGBps = 0 }, "link.nvlink_gbps = 0: must be a bandwidth between 0.001 and"},
+		{"vanishing bandwidth", func(c *Config) { c.Link.PCIeGBps = 1e-300 }, "link.pcie_gbps = 1e-300: must be a bandwidth between"},
+		{"absurd bandwidth", func(c *Config) { c.Link.NVLinkGBps = 1e9 }, "link.nvlink_gbps = 1e+09: must be a bandwidth between"},
+		{"latency of years", func(c *Config) { c.UVM.PerFaultNs = 1e15 }, "uvm.per_fault_ns = 1e+15: must be at most 1e+12 ns"},
+		{"absurd cycles", func(c *Config) { c.GPU.L2Cycles = 2e9 }, "gpu.l2_cycles = 2000000000: must be at most 1e+09 cycles"},
+		{"absurd freq", func(c *Config) { c.GPU.FreqMHz = 1e7 }, "gpu.freq_mhz = 1e+07: must be between 1 and 100000 MHz"},
+		{"negative bandwidth", func(c *Config) { c.GPU.DRAMGBps = -1 }, "gpu.dram_gbps = -1: must be a bandwidth between"},
 		{"Inf bandwidth", func(c *Config) { c.Link.PCIeGBps = inf }, "link.pcie_gbps = +Inf: must be a finite number"},
 		{"NaN bandwidth", func(c *Config) { c.Link.PCIeGBps = nan }, "link.pcie_gbps = NaN: must be a finite number"},
-		{"zero freq", func(c *Config) { c.GPU.FreqMHz = 0 }, "gpu.freq_mhz = 0: must be > 0"},
+		{"zero freq", func(c *Config) { c.GPU.FreqMHz = 0 }, "gpu.freq_mhz = 0: must be between 1 and 100000 MHz"},
 		{"NaN freq", func(c *Config) { c.GPU.FreqMHz = nan }, "gpu.freq_mhz = NaN: must be a finite number"},
 		{"zero CUs", func(c *Config) { c.GPU.CUs = 0 }, "gpu.cus = 0: must be >= 1"},
 		{"negative walkers", func(c *Config) { c.GMMU.Walkers = -2 }, "gmmu.walkers = -2: must be >= 1"},
@@ -145,7 +150,7 @@ func TestValidateBySuffix(t *testing.T) {
 		case strings.HasSuffix(k.Key, "_cycles") || strings.HasSuffix(k.Key, "_ns"):
 			val, want = "-1", k.Key+" = -1: must be >= 0"
 		case strings.HasSuffix(k.Key, "_gbps"):
-			val, want = "0", k.Key+" = 0: must be a bandwidth > 0"
+			val, want = "0", k.Key+" = 0: must be a bandwidth between"
 		default:
 			continue
 		}
