@@ -67,6 +67,16 @@ func (c Config) Get(key string) (string, error) {
 	return formatValue(v), nil
 }
 
+// YAMLError is a YAML parse error of the file at path, with a hint where
+// the parser's own words do not say what to change: a tab in the
+// indentation reads "found character that cannot start any token".
+func YAMLError(path string, data []byte, err error) error {
+	if bytes.ContainsRune(data, '\t') && strings.Contains(err.Error(), "cannot start any token") {
+		return fmt.Errorf("%s: %w (the file has a tab: YAML indents with spaces only)", path, err)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
 // LoadConfig returns DefaultConfig() overlaid with the YAML file at path.
 // Keys the file leaves out keep their defaults. Unknown keys, duplicate keys
 // and values of the wrong type are errors, reported with the file, line and
@@ -85,12 +95,12 @@ func LoadConfig(path string) (Config, error) {
 		if err == io.EOF { // empty or comment-only file
 			return c, nil
 		}
-		return c, fmt.Errorf("%s: %w", path, err)
+		return c, YAMLError(path, data, err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err != io.EOF {
 		if err != nil {
-			return c, fmt.Errorf("%s: %w", path, err)
+			return c, YAMLError(path, data, err)
 		}
 		return c, fmt.Errorf("%s:%d: a config file holds one YAML document, found another", path, extra.Line)
 	}

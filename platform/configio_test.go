@@ -172,6 +172,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"unknown key under link", "link:\n  bandwidth: 3\n", []string{`"link.bandwidth"`, "valid keys in link: nvlink_gbps"}},
 		{"malformed", "gpus: 4\ngpu: [1,\n", []string{"run.yaml: yaml: line"}},
 		{"bad indentation", "gpu:\n  cus: 4\n freq_mhz: 3\n", []string{"run.yaml: yaml: line"}},
+		{"tab indentation", "gpu:\n\tcus: 4\n", []string{"run.yaml: yaml: line 2", "YAML indents with spaces only"}},
 		{"wrong type int", "gpu:\n  cus: abc\n", []string{`:2: gpu.cus: expected an integer, got "abc"`}},
 		{"wrong type float", "link:\n  pcie_gbps: fast\n", []string{`link.pcie_gbps: expected a number, got "fast"`}},
 		{"wrong type bool", "check: sometimes\n", []string{`check: expected true or false, got "sometimes"`}},

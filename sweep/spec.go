@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sort"
@@ -65,6 +66,9 @@ type Run struct {
 	Config   platform.Config   `json:"config"`
 }
 
+// specKeys are the keys a spec may have.
+const specKeys = "name, workloads, policies, gpus, seeds, scale, size, sets, results"
+
 // Load reads a spec from YAML, strictly: an unknown key is an error.
 func Load(path string) (*Spec, error) {
 	data, err := os.ReadFile(path)
@@ -75,7 +79,10 @@ func Load(path string) (*Spec, error) {
 	dec.KnownFields(true)
 	var s Spec
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s: %w (valid keys: name, workloads, policies, gpus, seeds, scale, size, sets, results)", path, err)
+		if err == io.EOF {
+			return nil, fmt.Errorf("%s is empty: a spec names at least its workloads and policies, e.g. 'workloads: [mm]' and 'policies: [oasis]' (valid keys: %s)", path, specKeys)
+		}
+		return nil, fmt.Errorf("%w (valid keys: %s)", platform.YAMLError(path, data, err), specKeys)
 	}
 	var given struct {
 		Scale *float64 `yaml:"scale"`

@@ -266,6 +266,9 @@ func TestSweepSpecErrorsExitTwo(t *testing.T) {
 		{"workloads: [fft, fft]\npolicies: [on-touch]\ngpus: [4]\n", "fft listed more than once"},
 		{"workloads: [mm]\npolicies: [on-touch]\ngpus: [4]\nscale: 0\n", "scale 0"},
 		{"name: ../../etc/evil\nworkloads: [mm]\npolicies: [on-touch]\ngpus: [4]\n", "path separators"},
+		{"", "is empty: a spec names at least its workloads"},
+		{"# only a comment\n", "is empty"},
+		{"workloads: [mm]\npolicies:\n\t- oasis\n", "YAML indents with spaces only"},
 	} {
 		spec := filepath.Join(dir, "s.yaml")
 		os.WriteFile(spec, []byte(c.body), 0o644)
