@@ -81,6 +81,13 @@ type System struct {
 
 // capacityPages is the number of pages each GPU may hold: gpu.memory, or
 // with oversubscription footprint / GPUs / factor (never above gpu.memory).
+// maxPages bounds the simulated address space, in pages: the driver's and
+// every GPU's page-indexed tables are allocated whole, so a footprint of
+// terabytes (an absurd --scale with --oversubscribe, which lifts the GPU
+// memory check) died in the allocation instead of failing with a message.
+// 2^27 pages is 512 GB at 4 KB, far above any paper's input.
+const maxPages = 1 << 27
+
 func capacityPages(c Config, footprint uint64, workload string) (int, error) {
 	mem := uint64(c.GPU.Memory)
 	if c.Oversubscribe == 0 {
@@ -199,6 +206,10 @@ func Build(o Options) (*System, error) {
 	capacity, err := capacityPages(c, alloc.Footprint(), o.Workload)
 	if err != nil {
 		return nil, err
+	}
+	if pages := alloc.End() / uint64(c.PageSize); pages > maxPages {
+		return nil, fmt.Errorf("footprint %s of %s is %d pages of %s, over the %d pages (%s at 4KB) mgpu simulates: its page tables take tens of bytes of host memory per page and GPU; lower --scale, or raise page_size",
+			units.Bytes(alloc.Footprint()).Human(), o.Workload, pages, c.PageSize.Human(), uint64(maxPages), units.Bytes(maxPages*4096).Human())
 	}
 	s := &System{opts: o, engine: newEngine(), alloc: alloc, capacity: capacity, log: runLogger(o)}
 	if err := s.build(traits, kernels); err != nil {
