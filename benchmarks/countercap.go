@@ -6,11 +6,12 @@ import (
 	"github.com/mgpu-sim/mgpu/objtable"
 )
 
-// CounterCap is ObservUVM's access-counter capacity microbenchmark (Sec.
-// III-D, Fig. 3; digest A2.2): allocate p 2 MB regions, keep them on the
-// host mapped remotely, access each region x times and set the counter
-// threshold to x, so that a GPU with enough counters raises one
-// notification per region. The paper counts min(p, 256): 256 counters.
+// CounterCap is ObservUVM's access-counter capacity microbenchmark
+// ("Observability-aided GPU Memory Oversubscription", ISCA 2026, Sec.
+// III-D, Fig. 3): allocate p 2 MB regions, keep them on the host mapped
+// remotely, access each region x times and set the counter threshold to
+// x, so that a GPU with enough counters raises one notification per
+// region. The paper counts min(p, 256): 256 counters.
 //
 // Shape: workload countercap-p (p in CounterCapRegions) allocates one
 // object "regions" of p x 2 MB (the allocator aligns it to 2 MB, so

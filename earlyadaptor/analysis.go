@@ -17,7 +17,7 @@ type signals struct {
 	risk   bool // "Is there a risk of thrashing?" (the GPU's, not the block's)
 }
 
-// decide is Fig. 12 under reading rd (digest §2.5).
+// decide is Fig. 12 under reading rd (see Config.Reading).
 //
 // riskFirst: risk? no -> 1%; yes -> burst? -25% : steady? 100% : no change.
 // shortFirst: burst? -25% : steady? (risk? 100% : 1%) : no change.
@@ -79,9 +79,9 @@ type census struct {
 	sumShort, sumLong       uint64 // faults in the window, all blocks
 }
 
-// take advances every row to now and counts the census (digest §2.4:
-// "tracks the number of VABlocks that have generated consistent page
-// faults recently").
+// take advances every row to now and counts the census ("Proposed
+// Method": "tracks the number of VABlocks that have generated consistent
+// page faults recently").
 func (c *Controller) take(si, li int64) census {
 	var k census
 	need := uint32(c.cfg.ConsistentSlices)
@@ -105,8 +105,8 @@ func (c *Controller) take(si, li int64) census {
 
 // thrashing is the thrashing-risk analysis (paper: "compares the count of
 // VABlocks with the size of GPU memory. If the total size of risky VABlocks
-// is larger than the GPU memory, the framework sends a throttling signal";
-// digest §2.4): risky blocks x VA block size > capacity, strictly.
+// is larger than the GPU memory, the framework sends a throttling signal",
+// "Proposed Method"): risky blocks x VA block size > capacity, strictly.
 func (c *Controller) thrashing(k census) bool {
 	return c.gpu.CapacityPages > 0 && k.risky*c.gpu.PagesPerVABlock > c.gpu.CapacityPages
 }
@@ -142,8 +142,10 @@ func (c *Controller) span(w *window, now float64) float64 {
 }
 
 // evaluate runs the thrashing-risk analysis and then Fig. 12 on every VA
-// block with a fault in the long window ("for each VABlock with fault
-// history", digest §2.5); blocks without one keep their threshold.
+// block with a fault in the long window (Fig. 12 is per VABlock, VFR
+// being a block's fault rate; skipping blocks with no fault history is
+// our choice, not stated in the paper); blocks without one keep their
+// threshold.
 func (c *Controller) evaluate(now float64) error {
 	si, li := c.short.index(now), c.long.index(now)
 	k := c.take(si, li)

@@ -1,16 +1,15 @@
 // Package earlyadaptor is the Early-Adaptor prefetch controller (Go et al.,
 // "Early-Adaptor: An Adaptive Framework for Proactive UVM Memory
-// Management", ISPASS 2023; the digest's PAPER 004) as a pure state
-// machine: one Controller per GPU, fed the GPU's fault batches and
-// evictions in simulated time, driving the per-VA-block thresholds of that
-// GPU's tree prefetcher through the Thresholds interface. It has no engine,
-// no globals and no wall clock.
+// Management", ISPASS 2023) as a pure state machine: one Controller per
+// GPU, fed the GPU's fault batches and evictions in simulated time, driving
+// the per-VA-block thresholds of that GPU's tree prefetcher through the
+// Thresholds interface. It has no engine, no globals and no wall clock.
 //
-// Section references: "paper" is the poster text
-// (/work/shared/papers/004_*.txt), "digest §x" is PAPER 004's section x in
-// /work/shared/reference/uvmmu_earlyadaptor_digest.md. Every constant is a
-// Config field whose comment names its source; where the paper is silent
-// the comment says "silent; chosen: ...".
+// Section references: the paper is a poster without numbered sections, so
+// references name its panels ("Problem Statement and Research Objectives",
+// "Proposed Method", "Evaluation and Results"), figures and tables. Every
+// constant is a Config field whose comment names its source; where the
+// paper is silent the comment says "silent; chosen: ...".
 package earlyadaptor
 
 import (
@@ -20,7 +19,8 @@ import (
 )
 
 // Threshold bounds: the driver's uvm_perf_prefetch_threshold range, "valid
-// values 1-100" (prefetch.MinThreshold, prefetch.MaxThreshold; digest §2.2).
+// values 1-100" (prefetch.MinThreshold, prefetch.MaxThreshold; from the
+// driver's uvm_perf_prefetch.c, not stated in the paper).
 const (
 	MinThreshold = 1
 	MaxThreshold = 100
@@ -28,23 +28,25 @@ const (
 
 // Modes.
 const (
-	// Adaptive is Early-Adaptor (digest §2.4-2.5).
+	// Adaptive is Early-Adaptor ("Proposed Method", Fig. 10 and Fig. 12).
 	Adaptive = "adaptive"
 	// Static holds every block at StaticThreshold for the whole run: the
 	// paper's static-threshold baselines (1%..91%, 100%, and 51% the
-	// baseline) and, swept per workload class, OPT (digest §3).
+	// baseline) and, swept per workload class, OPT (Fig. 13 and Fig. 14).
 	Static = "static"
 )
 
-// Readings of Fig. 12 (digest §2.5); see Config.Reading.
+// Readings of Fig. 12, whose arrows are lost in the extracted poster text
+// (only its boxes and yes/no labels survive); see Config.Reading.
 const (
 	// RiskFirst asks "Is there a risk of thrashing?" first: no -> 1%; yes
 	// -> [short] VFR > 10 x G.Avg -> -25%, else [long] VFR > 2 x G.Avg ->
-	// 100%, else no change. The digest's alternative ("plausible") reading.
+	// 100%, else no change. Our first reconstruction's alternative
+	// ("plausible") reading.
 	RiskFirst = "risk-first"
 	// ShortFirst asks the short-term test first: yes -> -25%; else the
-	// long-term test: yes -> (risk ? 100% : 1%), no -> no change. The
-	// digest's "most consistent reconstruction (medium confidence)".
+	// long-term test: yes -> (risk ? 100% : 1%), no -> no change. Our
+	// first reconstruction, rated "most consistent (medium confidence)".
 	ShortFirst = "short-first"
 )
 
@@ -80,34 +82,36 @@ const MaxSlices = 1000
 // Config is one Controller's configuration. Times are simulated ns.
 type Config struct {
 	// Mode: Adaptive (EA) or Static (a fixed threshold; OPT is the best
-	// Static value per workload class, found by a sweep, digest §3).
+	// Static value per workload class, found by a sweep, Fig. 14).
 	Mode string `yaml:"mode" doc:"adaptive (Early-Adaptor) | static (StaticThreshold on every block; sweep it for OPT)"`
 	// StaticThreshold is every block's threshold in Static mode; 51 is the
-	// driver default, the paper's "51% (Baseline)" (digest §3).
+	// driver default, the paper's "51% (Baseline)" (Fig. 13's legend).
 	StaticThreshold int `yaml:"static_threshold" doc:"static mode threshold 1..100 (driver default 51 = EA's baseline)"`
-	// Reading selects the Fig. 12 reconstruction (digest §2.5). Silent in
-	// the extracted text; chosen: RiskFirst, see DefaultConfig.
-	Reading string `yaml:"reading" doc:"Fig. 12 reading: risk-first (recommended) | short-first (digest's primary)"`
+	// Reading selects the reconstruction of Fig. 12. Silent in the
+	// extracted text; chosen: RiskFirst, see DefaultConfig.
+	Reading string `yaml:"reading" doc:"Fig. 12 reading: risk-first (recommended) | short-first (our first reconstruction)"`
 	// Detect is what signals oversubscription. The paper has a "Mem
 	// Oversubscribed" signal from the driver's VM manager (Fig. 10) but does
 	// not say what raises it; chosen: OnEviction, the VM manager's first
-	// eviction (digest §7.3 offers both).
+	// eviction (OnCapacity is the other signal offered; neither is stated
+	// in the paper).
 	Detect string `yaml:"detect" doc:"oversubscription signal: eviction (first eviction) | capacity (used pages reach capacity)"`
 	// ResetOnDetect clears the fault history at detection, so the analysis
 	// sees only faults taken at 100% ("for accurate measurement of page
-	// fault history", paper §Proposed Method). Silent on clearing; chosen:
+	// fault history", paper "Proposed Method"). Silent on clearing; chosen:
 	// true. With it, the first analysis waits for the warm-up (Controller).
 	ResetOnDetect bool `yaml:"reset_on_detect" doc:"clear the fault history at detection (silent; chosen true)"`
-	// ShortWindowNs is the short-term window, "last 20ms" (paper; digest
-	// §2.4), for the bursty faults of regular regions.
+	// ShortWindowNs is the short-term window, "last 20ms" (paper,
+	// "Proposed Method"), for the bursty faults of regular regions.
 	ShortWindowNs float64 `yaml:"short_window_ns" doc:"short-term fault window in ns (EA: 20 ms)"`
-	// LongWindowNs is the long-term window, "last 1s" (paper; digest
-	// §2.4), for the steady faults of irregular regions.
+	// LongWindowNs is the long-term window, "last 1s" (paper, "Proposed
+	// Method"), for the steady faults of irregular regions.
 	LongWindowNs float64 `yaml:"long_window_ns" doc:"long-term fault window in ns (EA: 1 s)"`
 	// Slices is how many ring slots each window keeps: the paper splits
-	// the 1 s window into "fifty 20ms-long time slices" (digest §2.4). The
-	// short window is kept the same way (50 x 0.4 ms), so "the last 20 ms"
-	// slides at 0.4 ms; the paper does not say how it keeps it.
+	// the 1 s window into "fifty 20ms-long time slices" ("Proposed
+	// Method"). The short window is kept the same way (50 x 0.4 ms), so
+	// "the last 20 ms" slides at 0.4 ms; the paper does not say how it
+	// keeps it.
 	Slices int `yaml:"slices" doc:"ring slices per window (EA: 50 for the 1 s window)"`
 	// EvalPeriodNs is how often the analysis runs once oversubscribed.
 	// Silent; chosen: one long slice (20 ms), the history's granularity.
@@ -118,24 +122,28 @@ type Config struct {
 	LongFactor float64 `yaml:"long_factor" doc:"long-term test: VFR > factor x G.Avg (EA Fig. 12: 2)"`
 	// Step: "Threshold is decreased by 25%" (Fig. 12), 1..99.
 	Step int `yaml:"step" doc:"threshold decrease on a short-term hit (EA Fig. 12: 25)"`
-	// StepMode: whether the step is percentage points or relative
-	// (digest §2.5 lists both). Silent; chosen: points, since thresholds
-	// are themselves percentages and 4 steps then reach 1 from 100.
+	// StepMode: whether the step is percentage points or relative (Fig.
+	// 12 says only "decreased by 25%"). Silent; chosen: points, since
+	// thresholds are themselves percentages and 4 steps then reach 1 from
+	// 100.
 	StepMode string `yaml:"step_mode" doc:"points (-25: 100,75,50,25,1) | relative (x0.75) (silent; chosen points)"`
 	// Aggressive is every block's threshold before oversubscription and the
-	// "Threshold = 1%" outcome (paper; digest §2.4).
+	// "Threshold = 1%" outcome (paper, "Proposed Method" and Fig. 12).
 	Aggressive int `yaml:"aggressive" doc:"threshold with no oversubscription and Fig. 12's 1% outcome (EA: 1)"`
 	// Disabled is every block's threshold at detection and the "Threshold
-	// = 100%" outcome (paper; digest §2.4): 100 never prefetches.
+	// = 100%" outcome (paper, "Proposed Method" and Fig. 12): 100 never
+	// prefetches.
 	Disabled int `yaml:"disabled" doc:"threshold at detection and Fig. 12's 100% outcome (EA: 100)"`
 	// ConsistentSlices: a VA block "consistently" faults (is risky for the
 	// thrashing analysis) when it faulted in at least this many of the
-	// long window's slices. Silent (digest §2.5); chosen: 3, the fewest
-	// that no single short-window burst can reach (a 20 ms burst spans at
-	// most 2 adjacent 20 ms slices).
+	// long window's slices. Silent ("Proposed Method" says only
+	// "consistent page faults recently"); chosen: 3, the fewest that no
+	// single short-window burst can reach (a 20 ms burst spans at most 2
+	// adjacent 20 ms slices).
 	ConsistentSlices int `yaml:"consistent_slices" doc:"long-window slices with a fault that make a VA block consistently faulting (silent; chosen 3)"`
-	// Average is G.Avg's denominator. Silent; chosen (digest §2.5's
-	// "likely"): the VA blocks with a fault in the window.
+	// Average is G.Avg's denominator. Silent (Fig. 12 only names the
+	// "Global Average (G. Avg.)"); chosen: the VA blocks with a fault in
+	// the window, the likelier reading.
 	Average string `yaml:"average" doc:"G.Avg per: faulting (VA blocks with a fault in the window) | all (every VA block) (silent; chosen faulting)"`
 	// ShortReference is the G.Avg the short-term test compares with:
 	// RefShort, the same 20 ms window (Fig. 12 labels the whole test
@@ -151,11 +159,12 @@ type Config struct {
 //   - With G.Avg over the same window, the blocks of a purely regular
 //     workload fault alike, so few or none stand 10x above the short
 //     average or 2x above the long one, and ShortFirst leaves them at the
-//     100% set at detection, against §2.3's "aggressive prefetching is
+//     100% set at detection, against the poster's "aggressive prefetching is
 //     effective, regardless of memory oversubscription" for regular
 //     workloads. RiskFirst gives them 1% whenever their bursts do not add
 //     up to a thrashing risk (bursts span <= 2 slices: not consistent).
-//   - RiskFirst yields every behaviour §2.3 states: regular -> aggressive;
+//   - RiskFirst yields every behaviour the poster's "Memory access
+//     characteristics by workload type" states: regular -> aggressive;
 //     irregular beyond capacity -> no prefetch for the consistent faulters;
 //     mixed -> aggressive "if the irregularly accessed regions [fit] in GPU
 //     memory", bursts stepped down and steady faulters off when not.

@@ -54,8 +54,8 @@ type Stats struct {
 	BlocksDisabled uint64  // blocks at Disabled now
 }
 
-// Controller is Early-Adaptor for one GPU (digest §2.4, Fig. 10): it holds
-// the GPU's per-VA-block thresholds and sets them on its Thresholds.
+// Controller is Early-Adaptor for one GPU ("Proposed Method", Fig. 10): it
+// holds the GPU's per-VA-block thresholds and sets them on its Thresholds.
 //
 // Life cycle: New sets every block to Aggressive (1%: "when memory
 // oversubscription is not detected, the prefetch threshold is set to 1%").

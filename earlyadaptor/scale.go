@@ -23,14 +23,15 @@ func FootprintScale(footprint, paper uint64) float64 {
 // windows Validate rejects.
 //
 // The rule: windows scale with footprint / paper footprint. EA measured
-// ~8 GB footprints on an RTX 3090 (Table II, digest §4); a scaled-down input
-// at the same oversubscription ratio moves `scale` times the pages at the
-// same per-page cost (fault service, PCIe bytes), so its run, and every
-// phase of it, lasts about `scale` times as long. Scaling the windows by
-// the same factor keeps what they see as at EA's size: the share of the
-// run and of the footprint each window covers, hence the number of VA
-// blocks faulting per window against capacity (the thrashing test), the
-// per-block counts behind VFR / G.Avg, and the number of analyses per run.
+// ~8 GB footprints on an RTX 3090 ("Evaluation and Results", Table II); a
+// scaled-down input at the same oversubscription ratio moves `scale` times
+// the pages at the same per-page cost (fault service, PCIe bytes), so its
+// run, and every phase of it, lasts about `scale` times as long. Scaling
+// the windows by the same factor keeps what they see as at EA's size: the
+// share of the run and of the footprint each window covers, hence the
+// number of VA blocks faulting per window against capacity (the thrashing
+// test), the per-block counts behind VFR / G.Avg, and the number of
+// analyses per run.
 //
 // Caveat: one VA block's own burst (up to 512 faults at the modelled
 // per-fault cost) does not shrink with the footprint, so at a small scale

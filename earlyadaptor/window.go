@@ -3,8 +3,9 @@ package earlyadaptor
 import "math"
 
 // window is a sliding window over simulated time, kept as n slices of
-// width ns each (digest §2.4: "fifty 20ms-long time slices; slice i holds
-// the faults of that interval"). Each row (a VA block, or the whole GPU)
+// width ns each ("Proposed Method": the last 1 s "is logically
+// partitioned into fifty 20ms-long time slices", the ith slice capturing
+// the faults of its interval). Each row (a VA block, or the whole GPU)
 // has a ring of per-slice counts, the window's sum and how many of its
 // slices are non-zero; a row advances lazily, when it is touched or read.
 //

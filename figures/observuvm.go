@@ -11,7 +11,8 @@ import (
 )
 
 // ObservUVMWorkloads are ObservUVM's Table II applications, in its order
-// (digest A4): MM, GMM, SRK, SR2, HEL, 2DC, GMV, LU, BLK, SPM, AN, SN, BTR
+// ("Observability-aided GPU Memory Oversubscription", ISCA 2026, Sec. VII,
+// Table II): MM, GMM, SRK, SR2, HEL, 2DC, GMV, LU, BLK, SPM, AN, SN, BTR
 // and Rodinia's BFS.
 var ObservUVMWorkloads = []string{"mm-tiled", "gmm", "syrk", "syr2k", "hellinger", "2dconv", "gemv", "lu",
 	"blackscholes", "spgemm", "alexnet", "squeezenet", "btree", "rbfs"}
@@ -81,8 +82,10 @@ var (
 	observTMP  = observ(observConfig(true, "tournament", "fdp", "none"))
 	observTMPP = observ(observConfig(true, "tournament", "fdp", "rgp"))
 	// ACBM is the driver's access-counter migration: pages stay on the
-	// host, mapped remotely, until 256 accesses to their 2 MB region
-	// (digest A3), which then migrates whole.
+	// host, mapped remotely, until 256 accesses to their 2 MB region, which
+	// then migrates whole (Sec. VII-B runs ACBM "in its default
+	// configuration", Sec. II-B; the defaults 256 and 2 MB are stated in
+	// SUV, MICRO 2024, §II-A).
 	observACBM = observRun{policy: "access-counter", kv: join(observBase(true), []string{"policy.ac_threshold", "256",
 		"policy.ac_group", "2MB", "policy.ac_migrate", "group", "policy.ac_host", "remote"})}
 	// EA is Early-Adaptor with its windows scaled by footprint / Table II

@@ -1,8 +1,9 @@
 package figures
 
 // ObservUVM's sensitivity studies (Sec. VII-C, Figs. 14-17) and its
-// access-counter capacity microbenchmark (Sec. III-D, Fig. 3): paper text
-// /work/shared/papers/000_*.txt, digest A2.2, A4 and A5.
+// access-counter capacity microbenchmark (Sec. III-D, Fig. 3): Pratheek B,
+// Shah and Basu, "Observability-aided GPU Memory Oversubscription", ISCA
+// 2026, with its setup in Sec. VII and Table II.
 
 import (
 	"fmt"
@@ -19,7 +20,7 @@ import (
 )
 
 // ObservLevel is an ObservUVM oversubscription level: x% means the
-// footprint is x% larger than the available HBM (digest A4), so
+// footprint is x% larger than the available HBM (Sec. VII), so
 // oversubscribe (footprint / available memory) is 1 + x/100.
 type ObservLevel struct{ Label, Over string }
 
@@ -133,8 +134,8 @@ func observLevelGeomeans(t plots.Table) plots.Table {
 }
 
 // ObservFig16Budgets are Fig. 16's observed-region budgets in the paper's
-// regions: its default 100 and, where the paper gives no values, 50, 25
-// and 10 (the digest's "e.g. 100 -> 10").
+// regions: its default 100 and, where the paper gives no values (Sec.
+// VII-C only says "decreasing"), 50, 25 and 10, our choice.
 var ObservFig16Budgets = []int{100, 50, 25, 10}
 
 // observLRUBudget is Fig. 10's LRU (prefetch off, 50%) observing paper

@@ -1,9 +1,12 @@
 package figures
 
 // The single-GPU oversubscription figures of Early-Adaptor (Go et al.,
-// ISPASS 2023) and UVMMU (Park, Jeong, Kim): digest
-// /work/shared/reference/uvmmu_earlyadaptor_digest.md, §4, §5 and §7 of
-// each paper.
+// "Early-Adaptor: An Adaptive Framework for Proactive UVM Memory
+// Management", ISPASS 2023: its setup in "Evaluation and Results" and
+// Table II, its threshold sweep, Fig. 13 and Fig. 14) and UVMMU (Park,
+// Jeong, Kim, "UVMMU: Hardware-Offloaded Page Migration for Heterogeneous
+// Computing", DATE 2023: its setup in §V-A1 and Table I, Fig. 1, Fig. 4,
+// Fig. 5 and Fig. 6).
 
 import (
 	"fmt"
@@ -25,12 +28,15 @@ import (
 var EAWorkloads = []string{"2dconv", "fdtd2d", "hotspot", "pathfinder", "atax", "bicg", "nw", "rbfs"}
 
 // UVMMUWorkloads are UVMSmart's Rodinia and PolyBench ports UVMMU
-// evaluates (digest §4: backprop, bfs, hotspot, nw, pathfinder, srad_v2,
-// 2DCONV, ATAX, FDTD-2D) and RA, ordered by EA class as EAWorkloads.
+// evaluates (§V-A1: nine workloads from Rodinia and PolyBench, of which
+// §V-A2 names only RA, NW and BFS; which nine is not stated in the paper,
+// so UVMSmart's: backprop, bfs, hotspot, nw, pathfinder, srad_v2, 2DCONV,
+// ATAX, FDTD-2D) and RA, ordered by EA class as EAWorkloads.
 var UVMMUWorkloads = []string{"2dconv", "fdtd2d", "hotspot", "pathfinder", "backprop", "srad", "atax", "nw", "ra", "rbfs"}
 
 // EAThresholds are the static tree-prefetch thresholds the EA figures
-// sweep: EA's characterisation points 1, 11, 31, 51, 71, 91 (digest §2.3)
+// sweep: EA's characterisation points 1, 11, 31, 51, 71, 91 (the poster's
+// "Performances of GPUs under different prefetch threshold" and Fig. 7)
 // and 100 (no tree prefetch, Fig. 13's legend). 51 is the driver default,
 // EA's baseline.
 var EAThresholds = []int{1, 11, 31, 51, 71, 91, 100}
@@ -241,8 +247,10 @@ func eaStaticSpecs(w []string, overs ...string) []sweep.Spec {
 
 func staticLabel(t int) string { return fmt.Sprintf("static %d%%", t) }
 
-// eaThreshold is EA's threshold sweep (digest EA §2.3 and §7): the speedup
-// of every static threshold over prefetching disabled, at 100% and 150%.
+// eaThreshold is EA's threshold sweep (the poster's "Performances of GPUs
+// under different prefetch threshold", a figure whose number is lost in
+// the extracted text): the speedup of every static threshold over
+// prefetching disabled, at 100% and 150%.
 func eaThreshold() Figure {
 	var series []Series
 	for _, o := range []string{over100, over150} {
@@ -507,13 +515,14 @@ func groupRows(t plots.Table, groupOf func(app string) string, groups []string) 
 var UVMMUFaultLatencies = []string{"50000", "20000", "0"}
 
 // uvmmuUM is UVMMU's "NVIDIA UM" baseline as UVMSmart's GPGPU-Sim models it
-// (digest UVMMU §3): the GTX 1080 Ti, the tree prefetcher with the "more
-// than half" rule (threshold 50) over 64 KB leaves (big-page fill on, the
-// default), LRU eviction of 2 MB (-eviction_policy 0), one fault batch at
-// a time. The handling latency is uvm.fault_service_ns per batch; the
-// per-fault host time is 0, so the 0 us point is no handling latency at
-// all (the default 1 us per fault would add up to 256 us a batch, more
-// than the 50 us being swept).
+// (UVMMU §II-B and §V-A1; the 2 MB LRU eviction is that simulator's
+// default, not stated in the paper): the GTX 1080 Ti, the tree prefetcher
+// with the "more than half" rule (threshold 50) over 64 KB leaves
+// (big-page fill on, the default), LRU eviction of 2 MB (-eviction_policy
+// 0), one fault batch at a time. The handling latency is
+// uvm.fault_service_ns per batch; the per-fault host time is 0, so the
+// 0 us point is no handling latency at all (the default 1 us per fault
+// would add up to 256 us a batch, more than the 50 us being swept).
 func uvmmuUM() []string {
 	return join(gtx1080ti, []string{"uvm.host_threads", "0", "uvm.per_fault_ns", "0",
 		"uvm.prefetch.policy", "tbn", "uvm.prefetch.threshold", "50", "uvm.eviction", "lru-2mb"})

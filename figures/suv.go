@@ -7,8 +7,9 @@ import (
 	"github.com/mgpu-sim/mgpu/sweep"
 )
 
-// SUVWorkloads are SUV's Table I applications, in its order (digest B4):
-// 2DC, AN, BFS, BCG, BTR, DTG, FDT, FW, GMM, GRM, HEL, MM, MVT, SN, XSB.
+// SUVWorkloads are SUV's Table I applications, in its order ("SUV: Static
+// Analysis Guided Unified Virtual Memory", MICRO 2024, §VI, Table I): 2DC,
+// AN, BFS, BCG, BTR, DTG, FDT, FW, GMM, GRM, HEL, MM, MVT, SN, XSB.
 var SUVWorkloads = []string{"2dconv", "alexnet", "rbfs", "bicgstab", "btree", "doitgen", "fdtd2d", "floyd-warshall",
 	"gmm", "gramschmidt", "hellinger", "mm-tiled", "mvt", "squeezenet", "xsbench"}
 
@@ -48,8 +49,8 @@ func suvLevelLabel(o string) string {
 	return o
 }
 
-// suvBase is SUV's machine and its UVM: one RTX 3090 (the ObservUVM
-// testbed, digest cross-paper notes), the driver's tree prefetcher at 51
+// suvBase is SUV's machine and its UVM: one RTX 3090 (§VI; the same
+// testbed as ObservUVM's Sec. VII), the driver's tree prefetcher at 51
 // and LRM eviction (§VI-B "UVM").
 func suvBase(over string) []string {
 	return join(rtx3090, []string{"oversubscribe", over, "uvm.prefetch.policy", "tbn", "uvm.prefetch.threshold", "51"})

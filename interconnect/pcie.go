@@ -19,10 +19,11 @@ const (
 	// bandwidth.
 	//	occupancy = bytes / (pcie_gbps × 1e9 B/s), latency = pcie_latency_ns
 	PCIeOneWay = "oneway"
-	// PCIeRTT is UVMMU's PCIe (its evaluation setup: "delay queues with
-	// T_RTT = 1 µs and 16 GB/s"; digest §4). A round trip is a request
-	// one way and its response the other, so each message carries half
-	// the round-trip time:
+	// PCIeRTT is UVMMU's PCIe ("UVMMU: Hardware-Offloaded Page Migration
+	// for Heterogeneous Computing", DATE 2023, §V-A1 and Table I: "delay
+	// queues with a 1µs round-trip time (T_RTT) and 16GB/s bandwidth"). A
+	// round trip is a request one way and its response the other, so each
+	// message carries half the round-trip time:
 	//	occupancy = bytes / (pcie_gbps × 1e9 B/s), latency = pcie_rtt_ns / 2
 	// A far fault (fault batch up, page data down) then costs one RTT plus
 	// the data's transfer time, UVMMU's 1 µs + 4 KB / 16 GB/s per page.

@@ -1,6 +1,6 @@
 // Package observuvm is the decision logic of ObservUVM (Pratheek B, Shah
-// and Basu, "Observability-aided GPU Memory Oversubscription"; the digest's
-// PAPER A) as a pure package: no engine, no globals, no wall clock.
+// and Basu, "Observability-aided GPU Memory Oversubscription", ISCA 2026)
+// as a pure package: no engine, no globals, no wall clock.
 //
 // The UVM driver cannot see GPU accesses to HBM-resident memory. ObservUVM
 // makes a 2 MB region "observable" by moving one random 64 KB sample of it
@@ -17,9 +17,8 @@
 // through Engine, which wires them as the paper's userspace engine does
 // (Sec. V-C, Table I), with one instance of every per-GPU state per GPU.
 //
-// Section references are to the paper text (/work/shared/papers/000_*.txt);
-// "digest Ax" is section Ax of /work/shared/reference/observuvm_suv_digest.md.
-// Where the paper is silent the field's doc tag says "silent; chosen ...".
+// Section references are to the paper. Where the paper is silent the
+// field's doc tag says "silent; chosen ...".
 package observuvm
 
 import (
@@ -44,9 +43,9 @@ const (
 	CP = "cp"
 	// Tournament is the meta-policy of Algorithm 1 (Sec. VI-B).
 	Tournament = "tournament"
-	// OracleLRU is true LRU fed every HBM hit (digest A7): an upper bound
-	// on what sampled observability can approach; real hardware cannot
-	// build it.
+	// OracleLRU is true LRU fed every HBM hit (not in the paper; a
+	// simulator-only policy): an upper bound on what sampled observability
+	// can approach; real hardware cannot build it.
 	OracleLRU = "oracle-lru"
 )
 
@@ -141,7 +140,7 @@ type Config struct {
 
 	CPProtected float64 `yaml:"cp_protected" doc:"CP initial protected fraction of the resident list, 0..<1 (silent; chosen 0.5)"`
 	CPStep      int     `yaml:"cp_step" doc:"CP window change per feedback, in regions (silent; chosen 1)"`
-	CPVictim    string  `yaml:"cp_victim" doc:"CP victim: boundary (oldest unprotected, digest's reading) | tail (literal 'tail of the unprotected area': MRU)"`
+	CPVictim    string  `yaml:"cp_victim" doc:"CP victim: boundary (oldest unprotected: Fig. 7c's S read as the head of the unprotected area) | tail (literal 'tail of the unprotected area': MRU)"`
 
 	Shallow      string `yaml:"shallow" doc:"intra-2MB prefetch: tbp | ap | off | fdp (TM: tbp; TM+, TM++: fdp)"`
 	TBPThreshold int    `yaml:"tbp_threshold" doc:"tree prefetcher threshold of TBP (Sec. II-C: 51)"`

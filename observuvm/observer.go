@@ -41,7 +41,7 @@ const (
 	// SampleOut sets up an observation (Fig. 4 steps 2-3): migrate the
 	// block from the GPU's HBM to host DRAM, pin it, map it remotely in the
 	// GPU's page table and arm its counter. Cost: one 64 KB migration and a
-	// remap (digest A6).
+	// remap (Sec. IV-A, Sec. V-A).
 	SampleOut ActionKind = iota + 1
 	// SampleIn ends one on a hit (Fig. 4 step 6): migrate the block back
 	// to the GPU, unpin it and clear its counter.

@@ -6,9 +6,9 @@ import (
 )
 
 // Policy is an eviction policy over 2 MB regions, per GPU: the callbacks
-// of Table I (the artifact's EvictionPolicy, digest A7) with a GPU id.
-// Regions are Geometry.Region numbers. A policy only orders regions; the
-// driver evicts, and the observer observes.
+// of Table I (the artifact's EvictionPolicy, artifact appendix H) with a
+// GPU id. Regions are Geometry.Region numbers. A policy only orders
+// regions; the driver evicts, and the observer observes.
 type Policy interface {
 	// Name is the policy's name as New spells it.
 	Name() string
@@ -119,9 +119,9 @@ func (p *lru) Candidates(g, n int, skip func(uint64) bool, dst []uint64) []uint6
 	return walk(p.lists[g].head, false, n, skip, dst)
 }
 
-// oracleLRU is true LRU over every HBM hit (digest A7): the simulator's
-// upper bound for sampled observability. It sees everything, so it
-// observes nothing.
+// oracleLRU is true LRU over every HBM hit (not in the paper): the
+// simulator's upper bound for sampled observability. It sees everything,
+// so it observes nothing.
 type oracleLRU struct{ lru }
 
 func (*oracleLRU) Name() string { return OracleLRU }

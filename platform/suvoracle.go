@@ -14,9 +14,11 @@ import (
 // resident workgroups touches (in dispatch order over the whole grid,
 // exact on one GPU, the papers' setting) and, for launches in a host loop,
 // each iteration's page extent. Two facts a trace cannot show come from
-// the declarations, as digest B7's trace records carry them: which
-// objects are pointer chases (declared Unknown) and which iteration of a
-// host loop a launch is (the Index of its declared Iterative hints).
+// the declarations, standing in for SUV's compiler passes (SUV, MICRO
+// 2024: SUV-Kern finds pointer chases, §V-A; SUV-Host finds host loops
+// and their induction variable, §V-B): which objects are pointer chases
+// (declared Unknown) and which iteration of a host loop a launch is (the
+// Index of its declared Iterative hints).
 func oracleHints(h *suvHints, c suv.Config, kernels []benchmarks.Kernel) ([][]suv.Hint, error) {
 	w := newOracleWalk(h.alloc, h.page)
 	type loopKey struct{ id, count int }

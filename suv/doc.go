@@ -14,8 +14,9 @@
 // PlanLaunch is SUV-Mgmt (§V-C): Algorithm 1, run before every launch,
 // with Algorithm 2's prefetch and eviction at host-loop boundaries folded
 // in, since both run at the launch. It is called once per GPU with that
-// GPU's HBM, so it serves any GPU count (digest B7). PlanSC is the SC
-// baseline (Li & Chapman, SC'19, as SUV's §III-B and §VI describe it).
+// GPU's HBM, so it serves any GPU count (the paper evaluates one GPU,
+// §VI; the per-GPU use is ours). PlanSC is the SC baseline (Li & Chapman,
+// SC'19, as SUV's §III-B and §VI describe it).
 // QuotaPool is the reserved HBM of one on-demand (Temporal) or
 // access-counter (Unknown) structure, with its own least-recently-migrated
 // order, so that such a structure never evicts another.

@@ -7,7 +7,7 @@ import (
 
 // Oracle mode computes hints from a functional pre-run instead of from
 // static analysis. It is an UPPER BOUND on SUV, not SUV: the pre-run is
-// profiling, which SUV exists to avoid (digest B7), and measured numbers
+// profiling, which SUV exists to avoid (§I), and measured numbers
 // are exact where the compiler's are estimates. Density counts the
 // accesses that happened, not those of every branch path (§V-B
 // over-estimates data-dependent branches); the WSS is the pages that

@@ -7,7 +7,7 @@ import (
 	"slices"
 )
 
-// Kind is what an Action asks of the driver (§V-D, digest B2.5).
+// Kind is what an Action asks of the driver (§V-D).
 type Kind uint8
 
 // Action kinds.

@@ -7,7 +7,7 @@ import (
 )
 
 // PlanSC is the SC baseline (Li & Chapman, SC'19) as SUV describes and
-// compares it (§III-B, §VI-B, digest B3) for one launch on one GPU: whole
+// compares it (§III-B, §VI-B, Fig. 7) for one launch on one GPU: whole
 // structures ranked by total access count (density x size, so hints serve
 // both policies), placed greedily: each, in rank order, is pinned whole on
 // HBM if it fits in what is left, else pinned on the host remote-mapped.

@@ -15,8 +15,8 @@ import (
 const (
 	// ResumeCritical returns the PTE once the critical 4 KB page has
 	// arrived: the paper's "about 1.3 us" per migration with the critical
-	// page first (§V-A2) is 1 us RTT + 4 KB at 16 GB/s + 10 cycles (digest
-	// §2.3, [derived]).
+	// page first (§V-A2) is 1 us RTT + 4 KB at 16 GB/s + 10 cycles (our
+	// arithmetic from §V-A1 and Table I; the paper does not break it down).
 	ResumeCritical = "critical"
 	// ResumeGroup returns it once the whole page-group has arrived (and,
 	// for a swap, the victim has left): "Once the transfer is complete,
@@ -28,10 +28,9 @@ const (
 // 64-bit mask.
 const MaxPagesPerGroup = 64
 
-// Config is one GPU's UVMMU. Each field names its source: a paper section
-// (§ is the paper's own numbering, /work/shared/papers/001_*.txt; "digest"
-// is PAPER 001 of /work/shared/reference/uvmmu_earlyadaptor_digest.md), or
-// "no source" with the value chosen.
+// Config is one GPU's UVMMU. Each field names its source: a section of
+// the paper (§ is the paper's own numbering), or "no source" with the
+// value chosen.
 type Config struct {
 	// HandlingCycles is the migration handling latency: "to select a
 	// destination page group and configure the PME engine ... 10 cycles
@@ -70,8 +69,9 @@ type Config struct {
 	// chosen 8 (eviction's redraws), which bounds a refill's time when
 	// most frame-groups are protected or busy.
 	VictimTries int `yaml:"victim_tries" doc:"PRNG draws per victim before a linear probe (no source; 8)"`
-	// PageBytes is the base page: the critical page's size. 4 KB (§II-A,
-	// digest §2.1).
+	// PageBytes is the base page: the critical page's size. 4 KB, not
+	// stated in the paper, which speaks of pages within a 64 KB page-group
+	// (§II-A, §IV) without giving their size; chosen: the GPU's small page.
 	PageBytes units.Bytes `yaml:"page_bytes" doc:"base page, the critical page's size (UVMMU: 4KB)"`
 	// GroupBytes is the page-group / frame-group, the migration unit:
 	// "64KB as the migration granularity" (§IV).
@@ -80,8 +80,9 @@ type Config struct {
 	// a 2MB frame-region" (§IV-B2).
 	RegionBytes units.Bytes `yaml:"region_bytes" doc:"frame-region covered by one FrAB bit (UVMMU §IV-B2: 2MB)"`
 	// Resume is when the faulting SM gets its PTE: ResumeCritical or
-	// ResumeGroup. The paper states both (digest §2.3); chosen critical,
-	// the reading its 1.3 us needs.
+	// ResumeGroup. The paper supports both: the PTE is updated "once the
+	// transfer is complete" (§IV-D), yet its 1.3 us per migration needs the
+	// critical page alone (§V-A2); chosen critical.
 	Resume string `yaml:"resume" doc:"critical (PTE back when the critical page lands; UVMMU's 1.3 us) | group (after the whole group)"`
 }
 

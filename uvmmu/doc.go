@@ -1,7 +1,7 @@
 // Package uvmmu is UVMMU's hardware fault handling (Park, Jeong, Kim,
-// "UVMMU: Hardware-Offloaded Page Migration for Heterogeneous Computing";
-// PAPER 001 of the digest) as a pure state machine, one Unit per GPU: no
-// engine, no globals, no wall clock.
+// "UVMMU: Hardware-Offloaded Page Migration for Heterogeneous Computing",
+// DATE 2023) as a pure state machine, one Unit per GPU: no engine, no
+// globals, no wall clock.
 //
 // When a page walk finds a remote PTE, UVMMU does not fault to the driver:
 // its Destination Allocator (DA) hands out a local 64 KB frame-group from
@@ -19,7 +19,6 @@
 // The unit decides; it sends nothing. Its Plan says which frame-group,
 // which transfers in which order and when; the driver adapter turns plans
 // into messages and reports back with Complete. Section signs (§) are the
-// paper's own numbering (/work/shared/papers/001_*.txt); "digest" is
-// /work/shared/reference/uvmmu_earlyadaptor_digest.md. Every constant is
-// a Config field naming its source, or "no source" and the value chosen.
+// paper's own numbering. Every constant is a Config field naming its
+// source, or "no source" and the value chosen.
 package uvmmu

@@ -1,11 +1,13 @@
 // Package uvmsmart is UVMSmart's adaptive framework for oversubscription
 // (Ganguly, Melhem and Yang, "An Adaptive Framework for Oversubscription
 // Management in CPU-GPU Unified Memory", DATE'21), the middle bar of UVMMU
-// Fig. 4, as a pure state machine. The paper says only that it "utilizes a
-// pattern-detection scheme to select the best policy"; the mechanism here
-// is the released simulator's (DebashisGanguly/gpgpu-sim_UVMSmart,
-// src/gpgpu-sim/gpu-sim.cc: gmmu_t::update_memory_management_policy and
-// should_cause_page_migration), summarised in the digest's UVMMU §3:
+// Fig. 4 ("UVMMU: Hardware-Offloaded Page Migration for Heterogeneous
+// Computing", DATE 2023), as a pure state machine. UVMMU (§II-B) says only
+// that it "utilize[s] a pattern-detection scheme to select the best
+// policy"; the mechanism here is the released simulator's
+// (DebashisGanguly/gpgpu-sim_UVMSmart, src/gpgpu-sim/gpu-sim.cc:
+// gmmu_t::update_memory_management_policy and should_cause_page_migration),
+// which the UVMMU paper does not describe. In short:
 //
 //   - Every 64 KB basic block scheduled for migration (demand or prefetch)
 //     is recorded with its allocation and the kernel it ran in.
