@@ -42,9 +42,6 @@ func synth(workload string, objs []characterize.Object, run []characterize.Objec
 	return res
 }
 
-// grid is a page-class lookup from a function of (object, page, interval).
-type grid func(obj, i, iv int) (characterize.Class, bool)
-
 func claimByPrefix(t *testing.T, cs []Claim, prefix string) Claim {
 	t.Helper()
 	for _, c := range cs {
