@@ -51,7 +51,7 @@ const (
 	maxNs     = 1e12
 	maxCycles = 1e9
 	minGBps   = 1e-3
-	maxGBps   = 1e6
+	maxGBps   = 1e9
 )
 
 // Validate reports every value the simulator cannot run with, joined with
@@ -94,7 +94,7 @@ func (c Config) Validate() error {
 		case strings.HasSuffix(l.key, "_cycles") && x > maxCycles:
 			bad(l.key, l.v.Interface(), "must be at most %g cycles", maxCycles)
 		case strings.HasSuffix(l.key, "_gbps") && !(x >= minGBps && x <= maxGBps):
-			bad(l.key, l.v.Interface(), "must be a bandwidth between %g and %g GB/s (1 MB/s to 1 PB/s)", minGBps, maxGBps)
+			bad(l.key, l.v.Interface(), "must be a bandwidth between %g and %g GB/s (1 MB/s to 1 EB/s)", minGBps, maxGBps)
 		}
 	}
 

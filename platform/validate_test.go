@@ -72,7 +72,7 @@ func TestValidateRejects(t *testing.T) {
 		{"Inf ns", func(c *Config) { c.GPU.DRAMLatencyNs = inf }, "gpu.dram_latency_ns = +Inf: must be a finite number"},
 		{"zero bandwidth", func(c *Config) { c.Link.NVLinkGBps = 0 }, "link.nvlink_gbps = 0: must be a bandwidth between 0.001 and"},
 		{"vanishing bandwidth", func(c *Config) { c.Link.PCIeGBps = 1e-300 }, "link.pcie_gbps = 1e-300: must be a bandwidth between"},
-		{"absurd bandwidth", func(c *Config) { c.Link.NVLinkGBps = 1e9 }, "link.nvlink_gbps = 1e+09: must be a bandwidth between"},
+		{"absurd bandwidth", func(c *Config) { c.Link.NVLinkGBps = 1e12 }, "link.nvlink_gbps = 1e+12: must be a bandwidth between"},
 		{"latency of years", func(c *Config) { c.UVM.PerFaultNs = 1e15 }, "uvm.per_fault_ns = 1e+15: must be at most 1e+12 ns"},
 		{"absurd cycles", func(c *Config) { c.GPU.L2Cycles = 2e9 }, "gpu.l2_cycles = 2000000000: must be at most 1e+09 cycles"},
 		{"absurd freq", func(c *Config) { c.GPU.FreqMHz = 1e7 }, "gpu.freq_mhz = 1e+07: must be between 1 and 100000 MHz"},
