@@ -3,7 +3,7 @@ GO ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BIN := bin/mgpu
 
-.PHONY: run test bench bench-compare bench-figures lint build clean golden-full check-matrix configs test-slurm pgo
+.PHONY: run test test-full bench bench-compare bench-figures lint build clean golden-full check-matrix configs test-slurm pgo
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mgpu
@@ -12,9 +12,20 @@ build:
 run: build
 	$(BIN) run --workload mm --gpus 4 --policy oasis --out results/run.json
 
-# About 10 minutes on 2 cores; the timeout leaves room on a busy machine.
+# Every test, the long matrices cut to a slice (the golden comparison of
+# every workload x policy stays whole): about 4 minutes on 2 cores from a
+# cold test cache; the timeout leaves room on a busy machine. ./platform,
+# the longest package, is named first so that it starts at once (go test
+# runs two packages at a time, in the order given).
 test:
-	$(GO) test -timeout 40m ./...
+	$(GO) test -timeout 40m ./platform ./...
+
+# The long matrices whole: the tests whose long part make test skips (they
+# call fullOnly; TestFullOnlyTestsRunInCI keeps this list complete). CI runs
+# make test, then this.
+FULL_TESTS := TestGoldenVariants|TestEveryWorkloadCoherent|TestCheckMatrix|TestOversubscriptionCoherent|TestOversubscriptionWorkloadsCoherent|TestHardwareHandlingCoherent|TestPart2WorkloadsCoherent|TestIssue14Violations|TestObservUVMCoherent|TestAllWorkloadsSmall|TestObservFig16
+test-full:
+	MGPU_TEST_FULL=1 $(GO) test -timeout 80m -run '^($(FULL_TESTS))$$' ./platform ./...
 
 # The shipped config file: every key at its default, with its source
 # (mgpu list --yaml). A test fails when it falls out of date.

@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -79,42 +80,51 @@ func TestRegistered(t *testing.T) {
 
 // TestAllWorkloadsSmall sets every workload up at small scales on 1 to 16
 // GPUs and drains every wavefront: all lanes land in an object with the
-// right tag, and every stream is deterministic.
+// right tag, and every stream is deterministic. make test runs every
+// workload at scale 0.001 on each GPU count, and at 0.02 on one GPU count,
+// the counts taken in turn; make test-full runs the rest.
 func TestAllWorkloadsSmall(t *testing.T) {
-	for _, name := range Names() {
-		for _, gpus := range []int{1, 2, 4, 16} {
+	counts := []int{1, 2, 4, 16}
+	for i, name := range Names() {
+		for _, gpus := range counts {
 			for _, scale := range []float64{0.001, 0.02} {
-				p := Params{GPUs: gpus, Scale: scale, Size: "auto", Iterations: 2, Seed: 42}
-				a, ks := setupTest(t, name, p)
-				if len(ks) == 0 {
-					t.Fatalf("%s: no kernels", name)
-				}
-				total := 0
-				for ki, k := range ks {
-					if k.Workgroups < 1 || k.WavefrontsPerWorkgroup < 1 || k.Wavefront == nil || len(k.Args) == 0 {
-						t.Fatalf("%s kernel %d: %+v", name, ki, k)
+				quick := scale == 0.001 || gpus == counts[i%len(counts)]
+				t.Run(fmt.Sprintf("%s/%dgpu/scale%g", name, gpus, scale), func(t *testing.T) {
+					if !quick {
+						fullOnly(t)
 					}
-					for _, id := range k.Args {
-						if id < 0 || id >= len(a.Objects()) {
-							t.Fatalf("%s kernel %d: arg %d is no object", name, ki, id)
+					p := Params{GPUs: gpus, Scale: scale, Size: "auto", Iterations: 2, Seed: 42}
+					a, ks := setupTest(t, name, p)
+					if len(ks) == 0 {
+						t.Fatalf("%s: no kernels", name)
+					}
+					total := 0
+					for ki, k := range ks {
+						if k.Workgroups < 1 || k.WavefrontsPerWorkgroup < 1 || k.Wavefront == nil || len(k.Args) == 0 {
+							t.Fatalf("%s kernel %d: %+v", name, ki, k)
 						}
-					}
-					for wg := 0; wg < k.Workgroups; wg++ {
-						for wf := 0; wf < k.WavefrontsPerWorkgroup; wf++ {
-							n := drain(t, a, k.Wavefront(wg, wf, wg%gpus), nil)
-							if n == 0 {
-								t.Fatalf("%s kernel %d wg %d wf %d: empty wavefront", name, ki, wg, wf)
+						for _, id := range k.Args {
+							if id < 0 || id >= len(a.Objects()) {
+								t.Fatalf("%s kernel %d: arg %d is no object", name, ki, id)
 							}
-							total += n
+						}
+						for wg := 0; wg < k.Workgroups; wg++ {
+							for wf := 0; wf < k.WavefrontsPerWorkgroup; wf++ {
+								n := drain(t, a, k.Wavefront(wg, wf, wg%gpus), nil)
+								if n == 0 {
+									t.Fatalf("%s kernel %d wg %d wf %d: empty wavefront", name, ki, wg, wf)
+								}
+								total += n
+							}
 						}
 					}
-				}
-				h1, n1 := streamHash(ks, gpus)
-				_, ks2 := setupTest(t, name, p)
-				h2, n2 := streamHash(ks2, gpus)
-				if h1 != h2 || n1 != n2 || n1 != total {
-					t.Fatalf("%s %+v: two setups differ (%x/%d vs %x/%d, drained %d)", name, p, h1, n1, h2, n2, total)
-				}
+					h1, n1 := streamHash(ks, gpus)
+					_, ks2 := setupTest(t, name, p)
+					h2, n2 := streamHash(ks2, gpus)
+					if h1 != h2 || n1 != n2 || n1 != total {
+						t.Fatalf("%s %+v: two setups differ (%x/%d vs %x/%d, drained %d)", name, p, h1, n1, h2, n2, total)
+					}
+				})
 			}
 		}
 	}

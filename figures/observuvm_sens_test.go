@@ -240,73 +240,77 @@ func TestObservFig16(t *testing.T) {
 	if runs := mustRuns(t, f); len(runs) != 14 {
 		t.Errorf("quick: %d runs, want 14 (all budgets 1)", len(runs))
 	}
-	// At scale 1 the larger footprints separate some budgets.
-	const scale = 1
-	runs, err := f.Runs(nil, scale)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := 0
-	budgets := map[string][]int{} // workload -> scaled budget of each paper budget
-	for _, w := range ObservUVMWorkloads {
-		fp := fpAt(t, w, scale)
-		var distinct []int
-		for _, b := range ObservFig16Budgets {
-			n := observScaled(w, fp, b)
-			budgets[w] = append(budgets[w], n)
-			if !slices.Contains(distinct, n) {
-				distinct = append(distinct, n)
+	// At scale 1 the larger footprints separate some budgets. Sizing every
+	// workload at scale 1 is the long part: make test-full runs it.
+	t.Run("scale1", func(t *testing.T) {
+		fullOnly(t)
+		const scale = 1
+		runs, err := f.Runs(nil, scale)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		budgets := map[string][]int{} // workload -> scaled budget of each paper budget
+		for _, w := range ObservUVMWorkloads {
+			fp := fpAt(t, w, scale)
+			var distinct []int
+			for _, b := range ObservFig16Budgets {
+				n := observScaled(w, fp, b)
+				budgets[w] = append(budgets[w], n)
+				if !slices.Contains(distinct, n) {
+					distinct = append(distinct, n)
+				}
+			}
+			want += len(distinct)
+		}
+		if len(runs) != want || want <= 14 {
+			t.Errorf("scale 1: %d runs, want %d (> 14)", len(runs), want)
+		}
+		for _, r := range runs {
+			if !isLRUNoPF(r) {
+				t.Errorf("%s: not Fig. 10's LRU", r.Label())
+			}
+			if n := observedOf(t, r, 0); !slices.Contains(budgets[r.Workload], n) {
+				t.Errorf("%s: %d observed regions, not one of %v", r.Label(), n, budgets[r.Workload])
 			}
 		}
-		want += len(distinct)
-	}
-	if len(runs) != want || want <= 14 {
-		t.Errorf("scale 1: %d runs, want %d (> 14)", len(runs), want)
-	}
-	for _, r := range runs {
-		if !isLRUNoPF(r) {
-			t.Errorf("%s: not Fig. 10's LRU", r.Label())
+		fig10, err := mustLookup(t, "observuvm-fig10").Runs(nil, scale)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if n := observedOf(t, r, 0); !slices.Contains(budgets[r.Workload], n) {
-			t.Errorf("%s: %d observed regions, not one of %v", r.Label(), n, budgets[r.Workload])
+		var at100 []sweep.Run
+		for _, r := range runs {
+			fp := fpAt(t, r.Workload, scale)
+			if r.Sets["uvm.observuvm.observed_regions"] == strconv.Itoa(observScaled(r.Workload, fp, 100)) {
+				at100 = append(at100, r)
+			}
 		}
-	}
-	fig10, err := mustLookup(t, "observuvm-fig10").Runs(nil, scale)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var at100 []sweep.Run
-	for _, r := range runs {
-		fp := fpAt(t, r.Workload, scale)
-		if r.Sets["uvm.observuvm.observed_regions"] == strconv.Itoa(observScaled(r.Workload, fp, 100)) {
-			at100 = append(at100, r)
+		if len(at100) != 14 {
+			t.Errorf("%d runs at the 100 budget", len(at100))
 		}
-	}
-	if len(at100) != 14 {
-		t.Errorf("%d runs at the 100 budget", len(at100))
-	}
-	if m := missing(at100, fig10); len(m) > 0 {
-		t.Errorf("100-budget runs not Fig. 10's LRU: %v", m)
-	}
-	simTime := func(r sweep.Run) float64 {
-		n, _ := strconv.Atoi(r.Sets["uvm.observuvm.observed_regions"])
-		return appFactor(r.Workload) * (100 + 10*float64(n))
-	}
-	tab := f.Reduce(fakeResults(t, runs, simTime, nil))
-	if !slices.Equal(tab.Series, []string{"LRU 50 regions", "LRU 25 regions", "LRU 10 regions"}) {
-		t.Errorf("series %v", tab.Series)
-	}
-	for _, w := range []string{"blackscholes", "spgemm", "gmm"} {
-		b := budgets[w]
-		var wantRow []float64
-		for _, n := range b[1:] {
-			wantRow = append(wantRow, (100+10*float64(n))/(100+10*float64(b[0])))
+		if m := missing(at100, fig10); len(m) > 0 {
+			t.Errorf("100-budget runs not Fig. 10's LRU: %v", m)
 		}
-		checkRow(t, "fig16", tab, w, wantRow)
-	}
-	if b := budgets["blackscholes"]; b[0] <= b[3] {
-		t.Errorf("blackscholes at scale 1: budgets %v do not separate", b)
-	}
+		simTime := func(r sweep.Run) float64 {
+			n, _ := strconv.Atoi(r.Sets["uvm.observuvm.observed_regions"])
+			return appFactor(r.Workload) * (100 + 10*float64(n))
+		}
+		tab := f.Reduce(fakeResults(t, runs, simTime, nil))
+		if !slices.Equal(tab.Series, []string{"LRU 50 regions", "LRU 25 regions", "LRU 10 regions"}) {
+			t.Errorf("series %v", tab.Series)
+		}
+		for _, w := range []string{"blackscholes", "spgemm", "gmm"} {
+			b := budgets[w]
+			var wantRow []float64
+			for _, n := range b[1:] {
+				wantRow = append(wantRow, (100+10*float64(n))/(100+10*float64(b[0])))
+			}
+			checkRow(t, "fig16", tab, w, wantRow)
+		}
+		if b := budgets["blackscholes"]; b[0] <= b[3] {
+			t.Errorf("blackscholes at scale 1: budgets %v do not separate", b)
+		}
+	})
 }
 
 // TestObservFig17: Fig. 16's LRU with 75 observed regions (scaled),

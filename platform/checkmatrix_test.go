@@ -49,22 +49,30 @@ func checkVariants() []struct {
 // no lost page, and the run finishes. The whole matrix (every workload)
 // runs with MGPU_CHECK_MATRIX=1 (make check-matrix); by default a slice of
 // workloads that covers every sharing pattern runs with every policy and
-// variant.
+// variant (make test-full). make test runs each variant and workload of
+// the slice under one policy, the policies taken in turn (on 16 GPUs
+// without mt and pr, the longest runs).
 func TestCheckMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("check matrix: skipped in -short")
 	}
 	workloads := []string{"pingpong", "prodcons", "mt", "pr", "lenet"}
-	if os.Getenv("MGPU_CHECK_MATRIX") == "1" {
+	matrix := os.Getenv("MGPU_CHECK_MATRIX") == "1"
+	if matrix {
 		workloads = benchmarks.Names()
 	}
-	for _, v := range checkVariants() {
-		for _, w := range workloads {
+	policies := pagepolicy.Names()
+	for i, v := range checkVariants() {
+		for k, w := range workloads {
 			if !slices.Contains(benchmarks.Names(), w) {
 				t.Fatalf("unknown workload %s", w)
 			}
-			for _, p := range pagepolicy.Names() {
+			for j, p := range policies {
+				quick := matrix || j == (i*len(workloads)+k)%len(policies) && !(v.name == "gpus16" && (w == "mt" || w == "pr"))
 				t.Run(v.name+"/"+w+"/"+p, func(t *testing.T) {
+					if !quick {
+						fullOnly(t)
+					}
 					t.Parallel()
 					c := DefaultConfig()
 					c.Check = true

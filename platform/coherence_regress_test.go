@@ -18,7 +18,8 @@ func oldModel(c *Config) {
 // TestIssue14Violations replays the three reported coherence violations.
 // Their cause was one: moving a page to a GPU (an access-counter migration)
 // or replicating it there left that GPU's own remote mapping valid, so it
-// went on writing the old copy after the copy had been sent.
+// went on writing the old copy after the copy had been sent. The 16-GPU
+// replays, the longest, run in make test-full.
 func TestIssue14Violations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("scale-0.2 runs: skipped in -short")
@@ -35,7 +36,11 @@ func TestIssue14Violations(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for _, model := range []string{"old", "new"} {
+			long := tc.name == "access counters on 16 GPUs"
 			t.Run(tc.name+"/"+model, func(t *testing.T) {
+				if long {
+					fullOnly(t)
+				}
 				t.Parallel()
 				c := DefaultConfig()
 				c.Check = true

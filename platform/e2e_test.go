@@ -74,12 +74,20 @@ func TestPingpongMigrationsGrowWithAlternations(t *testing.T) {
 
 // TestEveryWorkloadCoherent runs every workload on 1, 2, 4 and 16 GPUs
 // with the checker on: no stale read, no lost page, never two writable
-// copies, and the run finishes.
+// copies, and the run finishes. make test runs each workload on 2 GPUs
+// under one policy, the policies taken in turn (so every workload and every
+// policy runs); make test-full runs the whole matrix.
 func TestEveryWorkloadCoherent(t *testing.T) {
-	for _, w := range benchmarks.Names() {
+	policies := pagepolicy.Names()
+	for i, w := range benchmarks.Names() {
 		for _, gpus := range []int{1, 2, 4, 16} {
-			for _, p := range pagepolicy.Names() {
+			for j, p := range policies {
+				quick := gpus == 2 && j == i%len(policies)
 				t.Run(fmt.Sprintf("%s/%dgpu/%s", w, gpus, p), func(t *testing.T) {
+					if !quick {
+						fullOnly(t)
+					}
+					t.Parallel()
 					scale := 0.01
 					if gpus == 16 {
 						scale = 0.02

@@ -13,11 +13,19 @@ import (
 // with both eviction policies and the checker on: evicted pages come back
 // with their latest data, and no GPU ends above its capacity by more than
 // the pages of one batch (a batch never evicts the pages it is placing).
+// make test runs pingpong under every pair and mm under each eviction with
+// one policy, the policies taken in turn; make test-full runs them all.
 func TestOversubscriptionCoherent(t *testing.T) {
-	for _, ev := range eviction.Names() {
-		for _, p := range pagepolicy.Names() {
+	policies := pagepolicy.Names()
+	for i, ev := range eviction.Names() {
+		for j, p := range policies {
 			for _, w := range []string{"mm", "pingpong"} {
+				quick := w == "pingpong" || j == i%len(policies)
 				t.Run(fmt.Sprintf("%s/%s/%s", ev, p, w), func(t *testing.T) {
+					if !quick {
+						fullOnly(t)
+					}
+					t.Parallel()
 					c := small(4)
 					c.Oversubscribe = 1.5
 					c.UVM.Eviction = ev
@@ -49,6 +57,7 @@ func TestOversubscriptionCoherent(t *testing.T) {
 // TestOversubscriptionCostsFaults: the same run with less memory refaults
 // evicted pages, so it faults more and copies pages back to the host.
 func TestOversubscriptionCostsFaults(t *testing.T) {
+	t.Parallel()
 	base := mustRun(t, Options{Workload: "mm", Policy: "on-touch", Scale: 0.05, Config: small(4)})
 	c := small(4)
 	c.Oversubscribe = 2

@@ -101,6 +101,9 @@ func TestGoldenPaperRuns(t *testing.T) {
 
 // TestGoldenVariants covers the paths the defaults do not take: eviction,
 // 2 MB pages, spread placement over a switch, 16 GPUs, 2 MB counter groups.
+// make test compares every variant under every policy on pingpong and
+// lenet; mt and pr, the longest runs, are make test-full's (-update-golden
+// rewrites them all).
 func TestGoldenVariants(t *testing.T) {
 	if testing.Short() {
 		t.Skip("golden results: skipped in -short")
@@ -118,9 +121,17 @@ func TestGoldenVariants(t *testing.T) {
 	}
 	for _, v := range variants {
 		for _, w := range []string{"mt", "pr", "pingpong", "lenet"} {
+			long := w == "mt" || w == "pr"
 			for _, p := range []string{"on-touch", "access-counter", "duplication", "oasis", "grit"} {
-				goldenCase(t, "testdata/golden-variants", v.name+"_"+w+"_"+p,
-					Options{Workload: w, Policy: p, Seed: 1, Scale: 0.05, Config: fourGPUs(v.set)})
+				name := v.name + "_" + w + "_" + p
+				o := Options{Workload: w, Policy: p, Seed: 1, Scale: 0.05, Config: fourGPUs(v.set)}
+				t.Run(name, func(t *testing.T) {
+					if long && !*updateGolden {
+						fullOnly(t)
+					}
+					t.Parallel()
+					compareGolden(t, "testdata/golden-variants", name+".json", goldenJSON(t, o))
+				})
 			}
 		}
 	}

@@ -24,7 +24,8 @@ func hardwareConfig(gpus int, over float64, ev string) Config {
 // oversubscription and with each victim picker. Beyond coherence: a GPU
 // never holds more than its frame-groups (hardware has no batch slack), a
 // page-group is resident whole or not at all, and every migration moved a
-// whole group.
+// whole group. make test runs one GPU, and four GPUs with the first picker
+// on all but ra and atax (the longest runs); make test-full runs the rest.
 func TestHardwareHandlingCoherent(t *testing.T) {
 	evictions := []string{eviction.LinearRandom, eviction.SequentialLocal, eviction.TBN, eviction.LRU2MB, eviction.NRU}
 	// Scales that leave each of 4 GPUs some frame-groups at 150%.
@@ -36,7 +37,11 @@ func TestHardwareHandlingCoherent(t *testing.T) {
 					if i > 0 && (over == 0 || w != "mm" && w != "ra") {
 						continue // the pickers only differ when memory is full
 					}
+					long := gpus == 4 && (i > 0 || w == "ra" || w == "atax")
 					t.Run(fmt.Sprintf("%s/%dgpu/over%g/%s", w, gpus, over, ev), func(t *testing.T) {
+						if long {
+							fullOnly(t)
+						}
 						t.Parallel()
 						c := hardwareConfig(gpus, over, ev)
 						s, err := Build(Options{Workload: w, Policy: "on-touch", Scale: scales[w], Seed: 1, Config: c})

@@ -7,6 +7,7 @@ import (
 // TestOASISLearnsMMObjects: on mm, A and B are shared read-only and
 // OASIS must record duplication for them (OASIS §VI-A).
 func TestOASISLearnsMMObjects(t *testing.T) {
+	t.Parallel()
 	for _, p := range []string{"oasis", "oasis-inmem"} {
 		r := mustRun(t, Options{Workload: "mm", Policy: p, Scale: 0.1, Config: small(4)})
 		learned := map[int]string{}
@@ -27,6 +28,7 @@ func TestOASISLearnsMMObjects(t *testing.T) {
 // TestOASISBeatsOnTouchOnMM: duplication of the shared inputs removes the
 // ping-pong of on-touch. A mechanism check, not a tuned number.
 func TestOASISBeatsOnTouchOnMM(t *testing.T) {
+	t.Parallel()
 	ot := mustRun(t, Options{Workload: "mm", Policy: "on-touch", Scale: 0.1, Config: small(4)})
 	oa := mustRun(t, Options{Workload: "mm", Policy: "oasis", Scale: 0.1, Config: small(4)})
 	if oa.SimTimeNs >= ot.SimTimeNs || oa.Totals.MigrationsD2D >= ot.Totals.MigrationsD2D {
@@ -44,6 +46,7 @@ func TestGRITReportsPACache(t *testing.T) {
 // TestOASISOnSyntheticPatterns checks what OASIS must learn on each
 // synthetic pattern (issue 4).
 func TestOASISOnSyntheticPatterns(t *testing.T) {
+	t.Parallel()
 	run := func(w string) *Result { return mustRun(t, Options{Workload: w, Policy: "oasis", Config: small(4)}) }
 	final := func(r *Result, obj int) string {
 		p := ""

@@ -26,19 +26,25 @@ func observeConfig(gpus int, over float64, pol, shallow string) Config {
 // Samples leave for the host and come back, regions are evicted whole, and
 // every read still sees the latest write; another GPU's fault maps a
 // sample rather than migrating it. Observing policies must set up
-// observations.
+// observations. make test runs each policy once, with and without the
+// tree in turn, and Tournament on two GPUs on mm; make test-full runs the
+// rest.
 func TestObservUVMCoherent(t *testing.T) {
 	type run struct {
 		w, pol, shallow string
 		gpus            int
+		quick           bool
 	}
 	var runs []run
-	for _, pol := range observuvm.PolicyNames() {
-		runs = append(runs, run{"hotspot", pol, observuvm.ShallowTBP, 1}, run{"ra", pol, observuvm.ShallowOff, 1})
+	for i, pol := range observuvm.PolicyNames() {
+		runs = append(runs, run{"hotspot", pol, observuvm.ShallowTBP, 1, i%2 == 0}, run{"ra", pol, observuvm.ShallowOff, 1, i%2 == 1})
 	}
-	runs = append(runs, run{"hotspot", observuvm.Tournament, observuvm.ShallowTBP, 2}, run{"mm", observuvm.Tournament, observuvm.ShallowTBP, 2})
+	runs = append(runs, run{"hotspot", observuvm.Tournament, observuvm.ShallowTBP, 2, false}, run{"mm", observuvm.Tournament, observuvm.ShallowTBP, 2, true})
 	for _, c := range runs {
 		t.Run(fmt.Sprintf("%s/%s/%s/%dgpu", c.w, c.pol, c.shallow, c.gpus), func(t *testing.T) {
+			if !c.quick {
+				fullOnly(t)
+			}
 			t.Parallel()
 			r := mustRun(t, Options{Workload: c.w, Policy: "on-touch", Scale: 0.05, Seed: 1, Config: observeConfig(c.gpus, 1.5, c.pol, c.shallow)})
 			st := r.PolicyStats
@@ -123,6 +129,7 @@ func TestObservUVMRejectsBadConfigs(t *testing.T) {
 // stands for threshold accesses, and the engine's counter model is offered
 // that many (it once counted notifications as accesses and saw none).
 func TestObservUVMCounterThreshold(t *testing.T) {
+	t.Parallel()
 	c := observeConfig(1, 1.5, observuvm.LRU, observuvm.ShallowTBP)
 	c.UVM.ObservUVM.CounterThreshold = 4
 	r := mustRun(t, Options{Workload: "hotspot", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c})

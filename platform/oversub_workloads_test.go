@@ -17,11 +17,29 @@ import (
 // and under UVMMU's hardware handling (on-touch, swaps, recalls between
 // GPUs), with the checker on: no page is
 // lost or stale across evictions, prefetches, swaps and zero-copy
-// accesses.
+// accesses. make test runs each workload in one of these setups, the
+// setups taken in turn; make test-full runs them all.
 func TestOversubscriptionWorkloadsCoherent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("oversubscription workloads: skipped in -short")
 	}
+	type setup struct {
+		gpus int
+		over float64
+		p    string
+	}
+	var setups []setup
+	for _, gpus := range []int{1, 2} {
+		for _, over := range []float64{0, 1.5} {
+			for _, p := range []string{"on-touch", "access-counter", "uvmsmart", "hardware"} {
+				if p == "uvmsmart" && over == 0 {
+					continue
+				}
+				setups = append(setups, setup{gpus, over, p})
+			}
+		}
+	}
+	k := 0 // the workload's index among the oversubscription workloads
 	for _, w := range benchmarks.Names() {
 		wl, err := benchmarks.New(w)
 		if err != nil {
@@ -30,36 +48,35 @@ func TestOversubscriptionWorkloadsCoherent(t *testing.T) {
 		if _, ok := wl.(benchmarks.Classed); !ok {
 			continue
 		}
-		for _, gpus := range []int{1, 2} {
-			for _, over := range []float64{0, 1.5} {
-				for _, p := range []string{"on-touch", "access-counter", "uvmsmart", "hardware"} {
-					if p == "uvmsmart" && over == 0 {
-						continue
-					}
-					t.Run(fmt.Sprintf("%s/%dgpu/over%g/%s", w, gpus, over, p), func(t *testing.T) {
-						t.Parallel()
-						c := small(gpus)
-						c.Oversubscribe = over
-						c.UVM.Prefetch.Policy = "tbn"
-						scale := 0.01
-						if p == "uvmsmart" {
-							c.UVM.Adaptive, p = uvm.AdaptiveUVMSmart, "on-touch"
-						}
-						if p == "hardware" {
-							c = hardwareConfig(gpus, over, "linear-random")
-							p = "on-touch"
-							scale = framesScale(t, w, c, 4)
-						}
-						r := mustRun(t, Options{Workload: w, Policy: p, Scale: scale, Seed: 1, Config: c})
-						// Zero-copy may leave pages on the host, so only on-touch
-						// must fill memory.
-						if over > 0 && p == "on-touch" && r.Totals.Evictions == 0 {
-							t.Errorf("no eviction at %v of %v", r.GPUCapacity, r.Footprint)
-						}
-					})
+		for i, su := range setups {
+			gpus, over, p := su.gpus, su.over, su.p
+			quick := i == k%len(setups)
+			t.Run(fmt.Sprintf("%s/%dgpu/over%g/%s", w, gpus, over, p), func(t *testing.T) {
+				if !quick {
+					fullOnly(t)
 				}
-			}
+				t.Parallel()
+				c := small(gpus)
+				c.Oversubscribe = over
+				c.UVM.Prefetch.Policy = "tbn"
+				scale := 0.01
+				if p == "uvmsmart" {
+					c.UVM.Adaptive, p = uvm.AdaptiveUVMSmart, "on-touch"
+				}
+				if p == "hardware" {
+					c = hardwareConfig(gpus, over, "linear-random")
+					p = "on-touch"
+					scale = framesScale(t, w, c, 4)
+				}
+				r := mustRun(t, Options{Workload: w, Policy: p, Scale: scale, Seed: 1, Config: c})
+				// Zero-copy may leave pages on the host, so only on-touch
+				// must fill memory.
+				if over > 0 && p == "on-touch" && r.Totals.Evictions == 0 {
+					t.Errorf("no eviction at %v of %v", r.GPUCapacity, r.Footprint)
+				}
+			})
 		}
+		k++
 	}
 }
 

@@ -20,12 +20,13 @@ var part2Workloads = []string{"mm-tiled", "gmm", "syrk", "syr2k", "hellinger", "
 // group migrating whole) and, for the applications that declare hints,
 // SUV and SC: on one GPU (the papers') and two. No page is lost or stale
 // across samples, region prefetches, counter migrations, pins, pools and
-// iteration prefetches.
+// iteration prefetches. make test runs each application on one GPU under
+// one of its modes, the modes taken in turn; make test-full runs them all.
 func TestPart2WorkloadsCoherent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("part 2 workloads: skipped in -short")
 	}
-	for _, w := range part2Workloads {
+	for i, w := range part2Workloads {
 		wl, err := benchmarks.New(w)
 		if err != nil {
 			t.Fatal(err)
@@ -35,8 +36,12 @@ func TestPart2WorkloadsCoherent(t *testing.T) {
 			modes = append(modes, uvm.AdaptiveSUV, uvm.AdaptiveSC)
 		}
 		for _, gpus := range []int{1, 2} {
-			for _, m := range modes {
+			for j, m := range modes {
+				quick := gpus == 1 && j == i%len(modes)
 				t.Run(fmt.Sprintf("%s/%dgpu/%s", w, gpus, m), func(t *testing.T) {
+					if !quick {
+						fullOnly(t)
+					}
 					t.Parallel()
 					c := small(gpus)
 					c.Oversubscribe = 1.5

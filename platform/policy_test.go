@@ -14,6 +14,7 @@ func simTime(t *testing.T, w, p string) float64 {
 // TestObservation3 checks the papers' Observation 3 on the synthetic
 // patterns: no single policy wins everywhere.
 func TestObservation3(t *testing.T) {
+	t.Parallel()
 	if ot, ac := simTime(t, "private", "on-touch"), simTime(t, "private", "access-counter"); ot > ac {
 		t.Errorf("private: on-touch %.0f ns slower than access-counter %.0f ns", ot, ac)
 	}
@@ -99,6 +100,7 @@ func TestDuplicationWriteFirstTakesAProtectionFault(t *testing.T) {
 // lines hit in L1V: fewer lines cross NVLink, more L1V hits, and fewer
 // access-counter notifications, since hits never reach the counters.
 func TestRemoteReadsCachedInL1V(t *testing.T) {
+	t.Parallel()
 	run := func(on bool) *Result {
 		c := small(4)
 		c.GPU.RemoteL1V = on
@@ -118,6 +120,7 @@ func TestRemoteReadsCachedInL1V(t *testing.T) {
 // reached the threshold, so it migrates fewer pages per notification than
 // the driver's group migration, and both stay coherent.
 func TestAccessCounterMigrationUnit(t *testing.T) {
+	t.Parallel()
 	perNote := map[string]float64{}
 	for _, unit := range []string{pagepolicy.ACMigrateGroup, pagepolicy.ACMigratePage} {
 		c := small(4)
@@ -137,6 +140,7 @@ func TestAccessCounterMigrationUnit(t *testing.T) {
 // pages that keep moving: with it on, pingpong's pages migrate less and
 // notifications are throttled; the run stays coherent.
 func TestAccessCounterThrashingControl(t *testing.T) {
+	t.Parallel()
 	run := func(on bool) *Result {
 		c := small(4)
 		c.UVM.Thrashing = on

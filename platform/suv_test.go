@@ -106,6 +106,7 @@ func probeRun(t *testing.T, gpus int, mode string) *Result {
 // SUV carries out every kind of placement on the probe and keeps every
 // read coherent (the checker is on).
 func TestSUVPlacesEveryClass(t *testing.T) {
+	t.Parallel()
 	for _, gpus := range []int{1, 2} {
 		r := probeRun(t, gpus, uvm.AdaptiveSUV)
 		st := r.PolicyStats
@@ -130,6 +131,7 @@ func TestSUVPlacesEveryClass(t *testing.T) {
 // found the page mapped, at most one per page the counters moved. The
 // stock driver faults on every first touch and every refetch.
 func TestSUVPlacedPagesDoNotFault(t *testing.T) {
+	t.Parallel()
 	base := probeRun(t, 1, uvm.AdaptiveNone)
 	c := suvSmall(1, uvm.AdaptiveSUV)
 	c.UVM.SUV.DensityThreshold = 100
@@ -149,6 +151,7 @@ func TestSUVPlacedPagesDoNotFault(t *testing.T) {
 // SC pins whole structures by access count and leaves the rest on the
 // host; it never reserves pools, counts or prefetches.
 func TestSCPlacesWholeStructures(t *testing.T) {
+	t.Parallel()
 	r := probeRun(t, 1, uvm.AdaptiveSC)
 	st := r.PolicyStats
 	if st["suv_pinned_hbm_pages"] == 0 || st["suv_pinned_host_pages"] == 0 {
@@ -163,6 +166,7 @@ func TestSCPlacesWholeStructures(t *testing.T) {
 
 // The same seed gives byte-identical results under SUV.
 func TestSUVDeterministic(t *testing.T) {
+	t.Parallel()
 	o := Options{Workload: "suv-probe", Policy: "on-touch", Config: suvSmall(2, uvm.AdaptiveSUV), workload: suvProbe{}, Seed: 3}
 	a, b := resultJSON(t, o), resultJSON(t, o)
 	if string(a) != string(b) {
@@ -196,6 +200,7 @@ func TestSUVBadInput(t *testing.T) {
 // measured window never exceeds the declared one. A run on the oracle's
 // hints is coherent.
 func TestSUVOracleMatchesDeclared(t *testing.T) {
+	t.Parallel()
 	c := suvSmall(1, uvm.AdaptiveSUV)
 	s, err := Build(Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}})
 	if err != nil {
@@ -244,6 +249,7 @@ func TestSUVOracleMatchesDeclared(t *testing.T) {
 // holds no more than its quota and the batch). The probe fills its GPU at
 // 2x: at 1.5x its pools and pins fit.
 func TestSUVPoolQuotaIsAReservation(t *testing.T) {
+	t.Parallel()
 	c := suvSmall(1, uvm.AdaptiveSUV)
 	c.Oversubscribe = 0
 	r := mustRun(t, Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}})

@@ -22,6 +22,7 @@ func uvmsmartConfig(gpus int, over float64, adaptive string) Config {
 // first eviction, so with memory for everything (oversubscription off, the
 // figures' 100%) it is the baseline, run for run (UVMMU §V-B: "the baseline and UVMSmart show the same performance").
 func TestUVMSmartWithoutOversubscriptionIsUM(t *testing.T) {
+	t.Parallel()
 	for _, w := range []string{"atax", "ra"} {
 		um := mustRun(t, Options{Workload: w, Policy: "on-touch", Scale: 0.02, Seed: 1, Config: uvmsmartConfig(1, 0, uvm.AdaptiveNone)})
 		us := mustRun(t, Options{Workload: w, Policy: "on-touch", Scale: 0.02, Seed: 1, Config: uvmsmartConfig(1, 0, uvm.AdaptiveUVMSmart)})
@@ -39,6 +40,7 @@ func TestUVMSmartWithoutOversubscriptionIsUM(t *testing.T) {
 // at the first eviction, and reads go to the host; on one and two GPUs,
 // with the checker on.
 func TestUVMSmartAdapts(t *testing.T) {
+	t.Parallel()
 	for _, gpus := range []int{1, 2} {
 		r := mustRun(t, Options{Workload: "ra", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: uvmsmartConfig(gpus, 1.5, uvm.AdaptiveUVMSmart)})
 		st := r.PolicyStats

@@ -1,0 +1,16 @@
+package figures
+
+import (
+	"os"
+	"testing"
+)
+
+// fullOnly skips t unless MGPU_TEST_FULL=1: the long part of a test, which
+// make test leaves out and make test-full runs. CI runs both, so no test is
+// lost.
+func fullOnly(t *testing.T) {
+	t.Helper()
+	if os.Getenv("MGPU_TEST_FULL") != "1" {
+		t.Skip("long part: MGPU_TEST_FULL=1 (make test-full) runs it")
+	}
+}
