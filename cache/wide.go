@@ -18,9 +18,9 @@ func useWide(ways int) bool {
 }
 
 // wide is the O(1) bookkeeping of a highly associative cache. It gives the
-// same answers as the scan: a hit refreshes the entry; a miss fills the
-// lowest-numbered free way of the set, else the least recently used. The
-// lists hold the order; entries stay where they were filled.
+// same answers as the byte-indexed sets: a hit refreshes the entry; a miss
+// fills a free way of the set, else the least recently used. The lists
+// hold the order; entries stay where they were filled.
 type wide struct {
 	// index maps a key to its way (open addressing, linear probing,
 	// backward-shift deletion); slots hold way+1, 0 is empty.

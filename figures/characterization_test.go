@@ -42,6 +42,22 @@ func synth(workload string, objs []characterize.Object, run []characterize.Objec
 	return res
 }
 
+// checkClaims checks the verdict and, where given, mgpu's value of each
+// claim named by a prefix.
+func checkClaims(t *testing.T, cs []Claim, want map[string]Verdict, mgpu map[string]string) {
+	t.Helper()
+	for p, v := range want {
+		if got := claimByPrefix(t, cs, p); got.Verdict != v {
+			t.Errorf("%+v, want %s", got, v)
+		}
+	}
+	for p, m := range mgpu {
+		if got := claimByPrefix(t, cs, p); got.MGPU != m {
+			t.Errorf("%q: %q, want %q", p, got.MGPU, m)
+		}
+	}
+}
+
 func claimByPrefix(t *testing.T, cs []Claim, prefix string) Claim {
 	t.Helper()
 	for _, c := range cs {
@@ -301,16 +317,7 @@ func TestObjectBehaviour(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			o := objectBehaviour(c.in)
-			for p, v := range c.want {
-				if got := claimByPrefix(t, o.Claims, p); got.Verdict != v {
-					t.Errorf("%+v, want %s", got, v)
-				}
-			}
-			for p, m := range c.mgpu {
-				if got := claimByPrefix(t, o.Claims, p); got.MGPU != m {
-					t.Errorf("%q: %q, want %q", p, got.MGPU, m)
-				}
-			}
+			checkClaims(t, o.Claims, c.want, c.mgpu)
 			for _, cl := range o.Claims {
 				if c.in[2] == nil && strings.HasPrefix(cl.Claim, "ST_") {
 					t.Errorf("claim on a missing st: %+v", cl)
@@ -367,11 +374,7 @@ func TestPhasePatterns(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			o := phasePatterns(c2dResult(c.colGemm))
-			for p, v := range c.want {
-				if got := claimByPrefix(t, o.Claims, p); got.Verdict != v {
-					t.Errorf("%+v, want %s", got, v)
-				}
-			}
+			checkClaims(t, o.Claims, c.want, nil)
 			tab := o.Plots[0].Table
 			if len(tab.Apps) != 20 || tab.Apps[5] != "Im2col_Output @ GEMM" || tab.Apps[7] != "Im2col_Output @ overall" {
 				t.Fatalf("rows %v", tab.Apps)
@@ -452,16 +455,7 @@ func TestIterationPatterns(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			res, at := stResult(4, c.bad)
 			o := iterationPatterns(res, at)
-			for p, v := range c.want {
-				if got := claimByPrefix(t, o.Claims, p); got.Verdict != v {
-					t.Errorf("%+v, want %s", got, v)
-				}
-			}
-			for p, m := range c.mgpu {
-				if got := claimByPrefix(t, o.Claims, p); got.MGPU != m {
-					t.Errorf("%q: %q, want %q", p, got.MGPU, m)
-				}
-			}
+			checkClaims(t, o.Claims, c.want, c.mgpu)
 		})
 	}
 	res, at := stResult(4, nil)
@@ -629,16 +623,7 @@ func TestNonUniform(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			o := nonUniform(c.in)
-			for p, v := range c.want {
-				if got := claimByPrefix(t, o.Claims, p); got.Verdict != v {
-					t.Errorf("%+v, want %s", got, v)
-				}
-			}
-			for p, m := range c.mgpu {
-				if got := claimByPrefix(t, o.Claims, p); got.MGPU != m {
-					t.Errorf("%q: %q, want %q", p, got.MGPU, m)
-				}
-			}
+			checkClaims(t, o.Claims, c.want, c.mgpu)
 		})
 	}
 }

@@ -227,7 +227,6 @@ func (g *Comp) newWavefront() *wavefront {
 }
 
 func (g *Comp) finish(wf *wavefront, now sim.VTimeInSec) {
-	g.release(wf)
 	wg := wf.wg
 	wf.stream, wf.wg = nil, nil
 	g.pool = append(g.pool, wf)
