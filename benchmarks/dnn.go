@@ -86,7 +86,25 @@ type dnet struct {
 	// suv makes the elementwise and GEMM launches declare SUV hints
 	// (elementwiseSUV, gemmSUV); the inference networks set it.
 	suv bool
+	// perElementIm2col runs im2col a work-item per column element
+	// (Params.Im2col).
+	perElementIm2col bool
 }
+
+// The im2col kernels of Params.Im2col.
+const (
+	// Im2colMGPUSim is MGPUSim's gputensor im2col.cl, which the OASIS
+	// lineage runs: one work-item per column, looping over the C*k*k rows.
+	Im2colMGPUSim = "mgpusim"
+	// Im2colPerElement runs one work-item per column element, each
+	// loading the kernel arguments, reading one input element and writing
+	// one (MIOpen's Im2Col shape; mgpu's kernel before it followed
+	// MGPUSim's).
+	Im2colPerElement = "per-element"
+)
+
+// Im2colKernels lists the valid Params.Im2col values.
+func Im2colKernels() []string { return []string{Im2colMGPUSim, Im2colPerElement} }
 
 // dnnKernargBytes is the kernel-argument buffer, sized for the largest
 // argument list (the GEMM: three pointers, eight integers, three hidden
@@ -128,8 +146,14 @@ func (d *dnet) kernarg() {
 	}
 }
 
-// launch appends a kernel using the given tensors (and the kernarg).
+// launch appends a kernel of dnnWavefronts per workgroup using the given
+// tensors (and the kernarg).
 func (d *dnet) launch(name string, workgroups int, wf func(wg, wf int) Stream, uses ...*tensor) {
+	d.launchWG(name, workgroups, dnnWavefronts, wf, uses...)
+}
+
+// launchWG is launch with wavefronts wavefronts per workgroup.
+func (d *dnet) launchWG(name string, workgroups, wavefronts int, wf func(wg, wf int) Stream, uses ...*tensor) {
 	d.kernarg()
 	seen := map[int]bool{d.karg.id: true}
 	args := []int{}
@@ -144,7 +168,7 @@ func (d *dnet) launch(name string, workgroups int, wf func(wg, wf int) Stream, u
 		Name:                   name,
 		Args:                   args,
 		Workgroups:             workgroups,
-		WavefrontsPerWorkgroup: dnnWavefronts,
+		WavefrontsPerWorkgroup: wavefronts,
 		Wavefront:              func(wg, w, _ int) Stream { return wf(wg, w) },
 	})
 }

@@ -244,16 +244,23 @@ func (m *dmodel) conv(name string, x *act, cout, k, stride, pad int) *act {
 	return y
 }
 
-// im2col copies x into col [C*k*k x N*OH*OW] (Caffe's im2col_gpu_kernel
-// over the whole batch, as MGPUSim's gputensor lays it out): one
-// work-item per column element reads the input element it copies, or
-// nothing in the zero padding, and writes the element.
+// im2col copies x into col [C*k*k x N*OH*OW] the way MGPUSim's gputensor
+// runs it (its im2col.cl, launched with one work-item per column and 64
+// per workgroup): each work-item owns one output position of one image
+// and walks the C*k*k rows, reading per row the input element under its
+// window (nothing in the zero padding) and writing that row's column
+// element. A wavefront loads its kernel arguments once, then alternates
+// the gather read and the write, one row at a time. (Params.Im2col's
+// per-element kernel issues the same reads and writes from C*k*k times as
+// many wavefronts, each with its own kernarg load and far more
+// parallelism to hide remote latency behind.)
 func (m *dmodel) im2col(x *act, col *tensor, k, stride, pad int) {
 	c, h, w := x.c, x.h, x.w
 	oh, ow := (h+2*pad-k)/stride+1, (w+2*pad-k)/stride+1
-	np := m.n * oh * ow
-	idx := func(e int) int {
-		row, j := e/np, e%np
+	np, rows := m.n*oh*ow, c*k*k
+	// at is the input element that column j of row copies, -1 in the
+	// zero padding.
+	at := func(row, j int) int {
 		ci, kk := row/(k*k), row%(k*k)
 		n, p := j/(oh*ow), j%(oh*ow)
 		iy := p/ow*stride - pad + kk/k
@@ -263,7 +270,40 @@ func (m *dmodel) im2col(x *act, col *tensor, k, stride, pad int) {
 		}
 		return ((n*c+ci)*h+iy)*w + ix
 	}
-	m.elementwise("im2col", c*k*k*np, rd(x.y, idx), wr(col, nil))
+	if m.perElementIm2col {
+		m.elementwise("im2col", rows*np, rd(x.y, func(e int) int { return at(e/np, e%np) }), wr(col, nil))
+		return
+	}
+	m.kernarg()
+	karg, src, dst := m.karg, x.y, col
+	m.launchWG("im2col", ceilDiv(np, WavefrontSize), 1, func(wg, _ int) Stream {
+		base := wg * WavefrontSize
+		lanes := min(WavefrontSize, np-base)
+		return &Loop{N: 1 + 2*rows, Gen: func(s int, in *Instruction) {
+			if s == 0 {
+				genKernarg(in, karg.ptr)
+				return
+			}
+			row := (s - 1) / 2
+			in.Compute = dnnElemCycles
+			if (s-1)%2 == 1 {
+				in.Write = true
+				for l := 0; l < lanes; l++ {
+					in.Addr[l] = dst.ptr + uint64(row*np+base+l)*floatBytes
+				}
+				in.Lanes = lanes
+				return
+			}
+			active := 0
+			for l := 0; l < lanes; l++ {
+				if e := at(row, base+l); e >= 0 {
+					in.Addr[active] = src.ptr + uint64(e)*floatBytes
+					active++
+				}
+			}
+			in.Lanes = active
+		}}
+	}, src, dst)
 }
 
 // relu is the rectifier, out of place unless the variant says in place.

@@ -3,6 +3,7 @@ package benchmarks
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/mgpu-sim/mgpu/objtable"
 )
@@ -77,6 +78,13 @@ func (w network) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 		return nil, err
 	}
 	d := newDNet(alloc)
+	switch p.Im2col {
+	case "", Im2colMGPUSim:
+	case Im2colPerElement:
+		d.perElementIm2col = true
+	default:
+		return nil, fmt.Errorf("unknown im2col kernel %q: must be one of %s", p.Im2col, strings.Join(Im2colKernels(), ", "))
+	}
 	w.build(d, batch, div, w.iters(p))
 	if d.err != nil {
 		return nil, fmt.Errorf("%s: %w", w.name, d.err)
@@ -150,11 +158,12 @@ func init() {
 // i2c is DNN-Mark's image-to-column kernel on its own: a batch of 64 x 32 x
 // 32 images unrolled for a 3x3 convolution with padding 1 and stride 1.
 // Objects: the input, the column matrix (9 times the input) and the
-// kernel arguments. One launch (Caffe's im2col_gpu_kernel over the batch)
+// kernel arguments. One launch (MGPUSim's gputensor im2col over the batch)
 // per iteration; the default is one.
-// The workgroups go through the column matrix row by row, so each GPU
-// writes a contiguous range of it (private) and reads the input planes of
-// the channels in its range.
+// Each workgroup owns 64 columns (output positions) and walks every row,
+// so a GPU, holding a contiguous block of workgroups, writes its images'
+// slice of each row (private) and reads only its images' input planes
+// (private).
 var i2c = network{
 	name: "i2c", size: I2CSize, iterations: 1,
 	desc: "DNN-Mark im2col: 64x32x32 images unrolled for a 3x3 convolution (gather reads, private column output)",

@@ -3,6 +3,8 @@ package benchmarks
 import (
 	"strings"
 	"testing"
+
+	"github.com/mgpu-sim/mgpu/objtable"
 )
 
 var dnnTables = []struct {
@@ -212,6 +214,61 @@ func TestDNNDeterministic(t *testing.T) {
 		hb, nb := streamHash(b, 4)
 		if ha != hb || na != nb {
 			t.Errorf("%s: two set-ups differ", name)
+		}
+	}
+}
+
+// TestIm2colIsMGPUSimShaped checks i2c's kernel against MGPUSim's gputensor
+// im2col (one work-item per output column, 64 per workgroup, looping over
+// the C*k*k rows): one wavefront per workgroup, the kernarg loaded once,
+// then per row a read of the input and a write of that row's 64 column
+// elements; every column element is written exactly once, and every lane
+// that reads reads the input.
+func TestIm2colIsMGPUSimShaped(t *testing.T) {
+	a, ks := setupTest(t, "i2c", Params{GPUs: 4, Scale: 0.02})
+	if len(ks) != 1 {
+		t.Fatalf("%d kernels", len(ks))
+	}
+	k := ks[0]
+	if k.WavefrontsPerWorkgroup != 1 {
+		t.Fatalf("%d wavefronts per workgroup, want 1 (MGPUSim launches 64 work-items per group)", k.WavefrontsPerWorkgroup)
+	}
+	var in, out *objtable.Object
+	for _, o := range a.Objects() {
+		switch o.Name {
+		case "input":
+			in = o
+		case "output":
+			out = o
+		}
+	}
+	if in == nil || out == nil {
+		t.Fatal("i2c has no input or output object")
+	}
+	written := make([]int, out.Size/floatBytes)
+	for wg := 0; wg < k.Workgroups; wg++ {
+		var got []access
+		n := drain(t, a, k.Wavefront(wg, 0, 0), func(x access) { got = append(got, x) })
+		rows := (n - 1) / 2
+		if n != 1+2*rows || rows < 9 {
+			t.Fatalf("workgroup %d: %d instructions, want the kernarg and a read and a write per row", wg, n)
+		}
+		if got[0].obj.Name != "kernarg" {
+			t.Fatalf("workgroup %d starts with %q, want the kernarg", wg, got[0].obj.Name)
+		}
+		for _, x := range got[1:] {
+			switch {
+			case x.write && x.obj == out:
+				written[(x.addr-out.Base)/floatBytes]++
+			case !x.write && x.obj == in:
+			default:
+				t.Fatalf("workgroup %d: write=%v to %q", wg, x.write, x.obj.Name)
+			}
+		}
+	}
+	for i, c := range written {
+		if c != 1 {
+			t.Fatalf("column element %d written %d times, want 1", i, c)
 		}
 	}
 }

@@ -81,6 +81,9 @@ type Params struct {
 	// have them (pingpong, prodcons); 0 takes the workload's default.
 	Iterations int
 	Seed       uint64
+	// Im2col is the im2col kernel of the DNN-Mark workloads: Im2colMGPUSim
+	// (the default; "" means it) or Im2colPerElement.
+	Im2col string
 }
 
 // Workload is a named application.

@@ -93,6 +93,8 @@ func (o ObjectInfo) Pages() uint64 {
 type CharInput struct {
 	Results map[string]*characterize.Result
 	Objects map[string]AppObjects
+	// OASIS are the timed runs under OASIS the figure asked for.
+	OASIS map[string]*platform.Result
 }
 
 // CharFigure is one characterization figure.
@@ -104,7 +106,10 @@ type CharFigure struct {
 	// Inventory are the workloads whose objects the figure reads from
 	// their set-up, without simulating.
 	Inventory []string
-	Build     func(in CharInput) CharOutput
+	// OASIS are the workloads the figure reads a timed OASIS run of (at
+	// the defaults, 4 GPUs, seed 1, the figure's scale).
+	OASIS []string
+	Build func(in CharInput) CharOutput
 }
 
 // CharOutput is a built figure: plots (each with its CSV), further tables
@@ -159,7 +164,7 @@ const shareTolerance = 0.10
 
 // CharFigures lists the characterization figures.
 func CharFigures() []CharFigure {
-	return []CharFigure{fig3(), table2(), fig4(), fig5(), fig6(), fig7(), fig20(), uniformity()}
+	return []CharFigure{fig3(), table2(), fig4(), fig5(), fig6(), fig7(), fig20(), uniformity(), oasisDecisions()}
 }
 
 // CharAll is the name that builds every characterization figure, sharing
@@ -307,8 +312,8 @@ func Inventory(workload string, scale float64) (AppObjects, error) {
 
 // BuildChar builds f from finished runs (planned by PlanChar) and
 // inventories.
-func BuildChar(f CharFigure, runs map[CharNeed]CharRun, resolve func(CharNeed) CharNeed, inv map[string]AppObjects) CharOutput {
-	in := CharInput{Results: map[string]*characterize.Result{}, Objects: map[string]AppObjects{}}
+func BuildChar(f CharFigure, runs map[CharNeed]CharRun, resolve func(CharNeed) CharNeed, inv map[string]AppObjects, oasis map[string]*platform.Result) CharOutput {
+	in := CharInput{Results: map[string]*characterize.Result{}, Objects: map[string]AppObjects{}, OASIS: oasis}
 	for _, n := range f.Needs {
 		if r, ok := runs[resolve(n)]; ok {
 			in.Results[n.Workload] = r.Result

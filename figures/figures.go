@@ -249,15 +249,15 @@ func All() []Figure {
 
 // AblationSteps are the cost-model levers of the fidelity work (issue 13),
 // added one at a time to the model mgpu had before it: each step's keys
-// are the ones it changes from the previous step. Step 7 is the current
-// default; step 8 shows the driver's access-counter reading beside it.
+// are the ones it changes from the previous step. Step 9 is the current
+// default; step 8 shows the driver's access-counter reading beside step 7.
 var AblationSteps = []struct {
 	Label string
 	Sets  []string // key, value, key, value...
 }{
 	{"0 before", []string{"uvm.host_threads", "0", "uvm.fault_service_ns", "45000", "uvm.per_fault_ns", "400",
 		"distribution", "greedy", "policy.dup_write_first", "migrate", "policy.ac_migrate", "group", "gpu.remote_l1v", "false", "gpu.shootdown_flush_all", "false",
-		"policy.ac_host", "migrate"}},
+		"policy.ac_host", "migrate", "im2col", "per-element"}},
 	{"1 host threads", []string{"uvm.host_threads", "16", "uvm.fault_service_ns", "0", "uvm.per_fault_ns", "1000"}},
 	{"2 mgpusim dispatch", []string{"distribution", "mgpusim"}},
 	{"3 dup read-only first", []string{"policy.dup_write_first", "read-only-copy"}},
@@ -268,6 +268,9 @@ var AblationSteps = []struct {
 	// Not a lever but the other reading of item 4: access counters as the
 	// NVIDIA driver runs them (group migration with thrashing control).
 	{"8 AC as the driver", []string{"policy.ac_migrate", "group", "uvm.thrashing", "true"}},
+	// Issue 29's workload step, on step 7 (it undoes step 8): the DNN-Mark
+	// workloads' im2col as MGPUSim's gputensor runs it. The default.
+	{"9 im2col as MGPUSim", []string{"im2col", "mgpusim", "policy.ac_migrate", "page", "uvm.thrashing", "false"}},
 }
 
 // fidelityAblation is fig15 under each ablation step: the speedup of the

@@ -2,6 +2,7 @@ package figures
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/platform"
@@ -80,6 +81,39 @@ func TestSelectorMatchesEffectiveConfig(t *testing.T) {
 	} {
 		if got := c.s.match(c.r); got != c.want {
 			t.Errorf("%+v on run with sets %v: %v, want %v", c.s, c.r.Sets, got, c.want)
+		}
+	}
+}
+
+// TestLastAblationStepIsTheDefault keeps the fidelity ablation honest: its
+// last step, with every earlier step's keys, is the default configuration,
+// and its first step differs from it in every key the steps name.
+func TestLastAblationStepIsTheDefault(t *testing.T) {
+	def := platform.DefaultConfig()
+	cur := platform.DefaultConfig()
+	keys := map[string]bool{}
+	for _, st := range AblationSteps {
+		for i := 0; i+1 < len(st.Sets); i += 2 {
+			keys[st.Sets[i]] = true
+			if err := cur.Set(st.Sets[i] + "=" + st.Sets[i+1]); err != nil {
+				t.Fatalf("step %q: %v", st.Label, err)
+			}
+		}
+	}
+	if !reflect.DeepEqual(cur, def) {
+		t.Errorf("after the last ablation step %q the config is not the default", AblationSteps[len(AblationSteps)-1].Label)
+	}
+	first := platform.DefaultConfig()
+	for i := 0; i+1 < len(AblationSteps[0].Sets); i += 2 {
+		if err := first.Set(AblationSteps[0].Sets[i] + "=" + AblationSteps[0].Sets[i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range keys {
+		a, _ := first.Get(k)
+		b, _ := def.Get(k)
+		if a == b && k != "uvm.thrashing" {
+			t.Errorf("step 0 leaves %s at its default %s: the ablation does not show that lever", k, b)
 		}
 	}
 }

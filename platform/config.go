@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/gmmu"
 	"github.com/mgpu-sim/mgpu/gpu"
 	"github.com/mgpu-sim/mgpu/interconnect"
@@ -22,6 +23,9 @@ type Config struct {
 	// Workgroup-to-GPU scheme: greedy fills one GPU's CUs before the next
 	// (MGPUSim's dispatcher as GRIT §III-B describes it).
 	Distribution string `yaml:"distribution" doc:"workgroup distribution: greedy | contiguous | round-robin | mgpusim (upstream MGPUSim's static blocks of CUs x ceil(W/total CUs))"`
+	// The DNN-Mark workloads' im2col kernel: MGPUSim's gputensor
+	// im2col.cl (the OASIS lineage), or one work-item per column element.
+	Im2col string `yaml:"im2col" doc:"im2col kernel of i2c, c2d, lenet, vgg16, resnet18: mgpusim (MGPUSim gputensor im2col.cl: a work-item per column, looping over the C*k*k rows) | per-element (a work-item per column element, mgpu's kernel before)"`
 	// Fully connected NVLink (OASIS/GRIT) or one NVSwitch.
 	Topology string `yaml:"topology" doc:"GPU interconnect: full | switch"`
 	// Host-side cost of a kernel launch. Not in the OASIS/GRIT papers
@@ -45,7 +49,7 @@ type Config struct {
 // DefaultConfig returns the OASIS baseline (Table I) on 4 GPUs.
 func DefaultConfig() Config {
 	return Config{
-		GPUs: 4, PageSize: 4 * units.KB, Placement: "host", Distribution: "mgpusim",
+		GPUs: 4, PageSize: 4 * units.KB, Placement: "host", Distribution: "mgpusim", Im2col: benchmarks.Im2colMGPUSim,
 		Topology: "full", KernelLaunchNs: 5000,
 		GPU: gpu.DefaultConfig(), GMMU: gmmu.DefaultConfig(), UVM: uvm.DefaultConfig(),
 		Link: interconnect.DefaultConfig(), Policy: pagepolicy.DefaultConfig(),

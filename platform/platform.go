@@ -169,7 +169,7 @@ func setupWorkload(w benchmarks.Workload, o Options, traits pagepolicy.Traits) (
 
 // params is what the workload is sized from.
 func (o Options) params() benchmarks.Params {
-	return benchmarks.Params{GPUs: o.Config.GPUs, Scale: o.Scale, Size: o.Size, Iterations: o.Iterations, Seed: o.Seed}
+	return benchmarks.Params{GPUs: o.Config.GPUs, Scale: o.Scale, Size: o.Size, Iterations: o.Iterations, Seed: o.Seed, Im2col: o.Config.Im2col}
 }
 
 // Build validates the options and builds the system.

@@ -118,6 +118,7 @@ func (c Config) Validate() error {
 	oneOf(&errs, "policy.ac_host", c.Policy.ACHost, pagepolicy.ACHostRemote, pagepolicy.ACHostMigrate)
 	oneOf(&errs, "policy.dup_write_first", c.Policy.DupWriteFirst, pagepolicy.DupReadOnlyCopy, pagepolicy.DupMigrate)
 	oneOf(&errs, "distribution", c.Distribution, benchmarks.Schemes()...)
+	oneOf(&errs, "im2col", c.Im2col, benchmarks.Im2colKernels()...)
 	oneOf(&errs, "topology", c.Topology, "full", "switch")
 	oneOf(&errs, "link.pcie_model", c.Link.PCIeModel, interconnect.PCIeModels()...)
 	// The uvmsmart curve divides by a·atan(b·KB): both must be positive

@@ -23,9 +23,14 @@ func runCharFigures(figs []figures.CharFigure, scale float64, jobs int, out stri
 	}
 	start := time.Now()
 	var needs []figures.CharNeed
-	var inventory []string
+	var inventory, oasis []string
 	for _, f := range figs {
 		needs = append(needs, f.Needs...)
+		for _, w := range f.OASIS {
+			if !slices.Contains(oasis, w) {
+				oasis = append(oasis, w)
+			}
+		}
 		for _, w := range f.Inventory {
 			if !slices.Contains(inventory, w) {
 				inventory = append(inventory, w)
@@ -45,8 +50,12 @@ func runCharFigures(figs []figures.CharFigure, scale float64, jobs int, out stri
 	if err != nil {
 		return inputError{err}
 	}
+	timed, err := figures.RunOASIS(oasis, scale, jobs, stderr)
+	if err != nil {
+		return inputError{err}
+	}
 	for _, f := range figs {
-		o := figures.BuildChar(f, done, resolve, inv)
+		o := figures.BuildChar(f, done, resolve, inv, timed)
 		base := filepath.Join(out, f.Name)
 		if quick {
 			base += "-quick"
