@@ -157,7 +157,7 @@ func buildDecisions(in CharInput) CharOutput {
 	if wrong > 0 {
 		mg += "; wrong: " + strings.Join(wrongs, ", ")
 	}
-	out.Claims = append(out.Claims, Claim{"§V-A", "OASIS gives each object the policy Observation 3 gives its class",
+	out.Claims = append(out.Claims, Claim{"§V-D", "OASIS gives each object the policy Observation 3 gives its class",
 		"every object", mg, boolVerdict(wrong == 0 && judged > 0)})
 	out.Notes = append(out.Notes, "An object OASIS never decides on (no fault found its pages on another GPU) stays under on-touch, the baseline. "+
 		"Shares are of the time from the object's first decision to the end of the run. "+
