@@ -3,7 +3,7 @@ GO ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BIN := bin/mgpu
 
-.PHONY: run test test-full bench bench-compare bench-figures lint build clean golden-full check-matrix configs test-slurm pgo
+.PHONY: run test test-full bench bench-compare bench-figures lint build clean golden-full check-matrix configs test-slurm pgo fuzz
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mgpu
@@ -97,6 +97,22 @@ pgo:
 	@tmp=$$(mktemp -d); for w in $(PGO_RUNS); do \
 		bin/mgpu-nopgo run --config configs/rtx3090.yaml --workload $$w --gpus 1 --oversubscribe 1.5 --progress off --cpuprofile $$tmp/$$w.prof > /dev/null || exit 1; \
 	done; $(GO) tool pprof -proto $$tmp/*.prof > cmd/mgpu/default.pgo; rm -rf $$tmp bin/mgpu-nopgo
+
+# Go fuzzing of every input parser, one target after another, each for
+# FUZZTIME: the config loader and --set, the sweep spec, the CLI's numbers
+# (each is a package:target pair). A crasher is saved under the package's
+# testdata/fuzz, and go test then runs it with the seed corpus. On a busy
+# machine: make fuzz FUZZTIME=30s FUZZFLAGS=-parallel=1
+FUZZTIME ?= 10m
+FUZZFLAGS ?=
+FUZZ_TARGETS := ./platform:FuzzLoadConfig ./platform:FuzzConfigSet ./sweep:FuzzSweepSpec \
+	./cmd/mgpu:FuzzDecimalFlags ./cmd/mgpu:FuzzRunFlags
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name ($$pkg) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) $$pkg || exit 1; \
+	done
 
 lint:
 	@test -z "$$(gofmt -l .)" || (echo "gofmt would change:"; gofmt -l .; exit 1)

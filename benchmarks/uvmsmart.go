@@ -7,9 +7,13 @@ import (
 
 // The UVMSmart / UVMMU / Early-Adaptor workloads.
 //
-// UVMMU (seed 001) evaluates UVMSmart's unified-memory ports of Rodinia
-// and PolyBench (github.com/DebashisGanguly/gpgpu-sim_UVMSmart,
-// benchmarks/Managed) plus RA; Early-Adaptor (seed 004, "EA") runs
+// UVMMU ("UVMMU: Hardware-Offloaded Page Migration for Heterogeneous
+// Computing", DATE 2023) evaluates the unified-memory ports of Rodinia and
+// PolyBench of UVMSmart ("Adaptive Page Migration for Irregular
+// Data-intensive Applications under GPU Memory Oversubscription", IPDPS
+// 2020; github.com/DebashisGanguly/gpgpu-sim_UVMSmart, benchmarks/Managed)
+// plus RA; Early-Adaptor ("Early-Adaptor: An Adaptive Framework for
+// Proactive UVM Memory Management", ISPASS 2023; "EA" below) runs
 // PolyBench/GPU and Rodinia with every cudaMalloc made cudaMallocManaged,
 // at about 8 GB each (its Table II), and classes each one regular,
 // irregular or mixed. conv2d.go, atax.go, bicg.go, fdtd2d.go, hotspot.go,

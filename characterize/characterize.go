@@ -166,9 +166,15 @@ type Options struct {
 // comment describes: *_cycles and *_ns keys 0 except gpu.issue_cycles 1,
 // *_gbps keys 1e9, headers 0 bytes, 1 TB per GPU, 4 KB pages placed on the
 // host, no checking. Keys are found by suffix, as Config.Validate checks
-// them, so a latency added to the configuration later is zeroed too.
+// them, so a latency added to the configuration later is zeroed too. A key
+// without effect in c (Config.InEffect: UVMMU's cycles under software
+// fault handling) keeps its value: it costs nothing, and Validate accepts
+// no such key away from its default.
 func ZeroLatency(c platform.Config) platform.Config {
 	for _, k := range platform.Keys(c) {
+		if !c.InEffect(k.Key) {
+			continue
+		}
 		var v string
 		switch {
 		case strings.HasSuffix(k.Key, "_cycles"), strings.HasSuffix(k.Key, "_ns"):

@@ -322,11 +322,26 @@ func (c Config) Validate() error {
 	if err := intIn("max_samples", c.MaxSamples, 1, min(blocks, c.Counters), "silent; default 4; at most region_size/sample_size"); err != nil {
 		return err
 	}
-	if err := intIn("samples", c.Samples, 1, c.MaxSamples, "Sec. V-D: 1; at most max_samples"); err != nil {
+	// max_samples bounds only the adaptive controller (Sec. V-D); with
+	// adaptive_samples off the count stays at samples.
+	if c.AdaptiveSamples {
+		if err := intIn("samples", c.Samples, 1, c.MaxSamples, "Sec. V-D: 1; at most max_samples"); err != nil {
+			return err
+		}
+	} else if err := intIn("samples", c.Samples, 1, min(blocks, c.Counters), "Sec. V-D: 1; at most region_size/sample_size"); err != nil {
 		return err
 	}
-	if n := c.ObservedRegions + c.FeedbackRegions + c.TriggerRegions; n > c.Counters {
-		return fmt.Errorf("observuvm.observed_regions + feedback_regions + trigger_regions = %d: must be at most counters (%d), one counter per sample", n, c.Counters)
+	// Only the budgets of the parts that run hold counters: FDP's with
+	// shallow=fdp, RGP's with deep=rgp.
+	budgets, sum := "observed_regions", c.ObservedRegions
+	if c.Shallow == ShallowFDP {
+		budgets, sum = budgets+" + feedback_regions", sum+c.FeedbackRegions
+	}
+	if c.Deep == DeepRGP {
+		budgets, sum = budgets+" + trigger_regions", sum+c.TriggerRegions
+	}
+	if sum > c.Counters {
+		return fmt.Errorf("observuvm.%s = %d: must be at most counters (%d), one counter per sample", budgets, sum, c.Counters)
 	}
 	if c.Policy == Tournament {
 		pols := c.Constituents()

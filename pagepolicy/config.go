@@ -9,7 +9,9 @@ type Config struct {
 	// §II-B, NVIDIA uvm_perf_access_counter_threshold).
 	ACThreshold int `yaml:"ac_threshold" doc:"remote accesses per group that trigger migration (OASIS Table I: 256)"`
 	// Counter group: 64 KB (GRIT §II-B). 2MB selects the driver's default
-	// tracking granularity with 32 sub-regions (notes §3.4).
+	// tracking granularity with 32 sub-regions (NVIDIA open-gpu-kernel-modules
+	// kernel-open/nvidia-uvm/uvm_gpu_access_counters.c:
+	// UVM_ACCESS_COUNTER_GRANULARITY_2M, UVM_SUB_GRANULARITY_REGIONS 32).
 	ACGroup units.Bytes `yaml:"ac_group" doc:"access-counter group size: 64KB (GRIT) or 2MB with 32 sub-regions (driver)"`
 
 	// What an access-counter notification migrates. GRIT §II-B, the
@@ -60,9 +62,10 @@ type Config struct {
 	// GRIT §V-A: 4 faults (local + protection) per page trigger a scheme
 	// decision (Fig. 21 sweeps 2, 4, 8, 16).
 	GRITThreshold int `yaml:"grit_threshold" doc:"faults per page before GRIT decides its scheme (GRIT §V-A: 4)"`
-	// GRIT §V-B: a 64-entry, 4-way PA-Cache; a hit costs 1 cycle
-	// (notes §5 gap 7; 1 ns at the 1 GHz clock), a miss reads the PA-Table
-	// in host memory (host_mem_ns).
+	// GRIT §V-B: a 64-entry, 4-way PA-Cache; a hit costs 1 cycle (our
+	// choice: the paper gives no latency; 1 ns at the 1 GHz clock), a miss
+	// reads the PA-Table in host memory (host_mem_ns), one memory access
+	// as §V-B says.
 	PACacheEntries int     `yaml:"pa_cache_entries" doc:"GRIT PA-Cache entries (GRIT §V-B: 64)"`
 	PACacheWays    int     `yaml:"pa_cache_ways" doc:"GRIT PA-Cache associativity (GRIT §V-B: 4)"`
 	PACacheNs      float64 `yaml:"pa_cache_ns" doc:"GRIT PA-Cache hit latency in ns (1 cycle: 1)"`

@@ -6,8 +6,9 @@ import (
 	"github.com/mgpu-sim/mgpu/cache"
 )
 
-// grit is GRIT (HPCA 2024, §V; notes §1.2-1.7): a per-page scheme chosen
-// from the page's own faults, spread to its neighbours.
+// grit is GRIT ("GRIT: Enhancing Multi-GPU Performance with Fine-Grained
+// Dynamic Page Placement", HPCA 2024, §V-A to §V-D and Fig. 16): a per-page
+// scheme chosen from the page's own faults, spread to its neighbours.
 //
 //   - Fault-Aware Initiator: every local fault and protection fault on a
 //     page, from any GPU, bumps the page's fault counter in the PA-Table.
@@ -23,16 +24,23 @@ import (
 //   - Neighbouring-Aware Prediction: groups of 1, 8, 64 and 512 aligned
 //     pages, the group size held at the group's base page.
 //
-// Decisions on the notes' ambiguous points (notes §5):
+// Our choices where the paper is silent or ambiguous:
 //   - The registering fault counts as 1; the decision fires when the count
-//     reaches the threshold (gap 1). Faults after an eviction count (gap 3).
-//   - A page never returns to on-touch (gap 4).
+//     reaches the threshold (the paper's 2-bit counter cannot reach its
+//     own sweep's 8 and 16, and it does not say whether the registering
+//     fault counts). Faults after an eviction count (the paper does not
+//     say whether a PA-Table entry outlives an eviction to the host).
+//   - A page never returns to on-touch (GRIT names no transition back;
+//     OASIS, HPCA 2025, §V states that a policy never returns to it).
 //   - Promotion looks at the aligned 8-page block holding the page,
 //     counting the page itself, and promotes when more than half (5 of 8)
 //     use the new scheme; the same rule lifts eight 8-page groups to 64
-//     and eight 64-page groups to 512 (gap 5). A promotion writes the
-//     scheme bits of the whole group in the host PTEs only: no migration,
-//     no invalidation; a page applies them at its next fault (gap 6).
+//     and eight 64-page groups to 512 (§V-D says "8 neighbouring pages"
+//     and "more than half" without fixing the window or whether the page
+//     counts). A promotion writes the scheme bits of the whole group in
+//     the host PTEs only: no migration, no invalidation; a page applies
+//     them at its next fault (§V-D: the group check runs in the
+//     background, and a neighbour takes the new scheme at its next fault).
 //   - Demotion: when a page inside a group changes scheme, each enclosing
 //     group splits into its eight subgroups, which keep the next size
 //     down, and the 8-page block holding the page drops to single pages.

@@ -84,11 +84,17 @@ func YAMLError(path string, data []byte, err error) error {
 // LoadConfig does not call Validate, so --set overrides can still fix values
 // before the combined result is checked.
 func LoadConfig(path string) (Config, error) {
-	c := DefaultConfig()
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return c, fmt.Errorf("reading config: %w", err)
+		return DefaultConfig(), fmt.Errorf("reading config: %w", err)
 	}
+	return parseConfig(path, data)
+}
+
+// parseConfig is LoadConfig on the file's contents; path names the file in
+// errors.
+func parseConfig(path string, data []byte) (Config, error) {
+	c := DefaultConfig()
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -321,6 +327,9 @@ func setScalar(v reflect.Value, key, s string) error {
 		nv := reflect.New(t)
 		if err := nv.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
 			if t == bytesType {
+				if errors.Is(err, strconv.ErrRange) || errors.Is(err, units.ErrNotWhole) {
+					return fmt.Errorf("%s: %w", key, err)
+				}
 				return fmt.Errorf("%s: expected %s, got %q", key, kindName(t), s)
 			}
 			return fmt.Errorf("%s: expected %s, got %q: %v", key, kindName(t), s, err)

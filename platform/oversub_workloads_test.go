@@ -114,7 +114,9 @@ func TestThreshold100IsOff(t *testing.T) {
 						c := small(gpus)
 						c.Oversubscribe = over
 						c.UVM.Prefetch.Policy = policy
-						c.UVM.Prefetch.Threshold = 100
+						if policy == "tbn" { // off has no threshold
+							c.UVM.Prefetch.Threshold = 100
+						}
 						return mustRun(t, Options{Workload: w, Policy: "on-touch", Scale: 0.01, Seed: 1, Config: c})
 					}
 					tree, off := run("tbn"), run("off")

@@ -172,27 +172,10 @@ func (o Options) params() benchmarks.Params {
 	return benchmarks.Params{GPUs: o.Config.GPUs, Scale: o.Scale, Size: o.Size, Iterations: o.Iterations, Seed: o.Seed, Im2col: o.Config.Im2col}
 }
 
-// Build validates the options and builds the system.
+// Build validates the options and builds the system. Check makes the
+// same checks without building.
 func Build(o Options) (*System, error) {
-	c := o.Config
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	if o.Scale == 0 {
-		o.Scale = 1
-	}
-	if o.Size == "" {
-		o.Size = "auto"
-	}
-	w, err := o.workload, error(nil)
-	if w == nil {
-		w, err = benchmarks.New(o.Workload)
-	}
-	if err != nil {
-		return nil, err
-	}
-	o.Workload = w.Name() // a paper's alias runs, and is recorded, as its workload
-	traits, err := pagepolicy.TraitsOf(o.Policy)
+	o, w, traits, err := o.resolve()
 	if err != nil {
 		return nil, err
 	}
@@ -200,16 +183,9 @@ func Build(o Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSUV(c, w, kernels, len(alloc.Objects())); err != nil {
-		return nil, fmt.Errorf("workload %s: %w", o.Workload, err)
-	}
-	capacity, err := capacityPages(c, alloc.Footprint(), o.Workload)
+	capacity, err := checkSetup(o, w, factsOf(alloc, func() error { return benchmarks.CheckSUVHints(kernels, len(alloc.Objects())) }))
 	if err != nil {
 		return nil, err
-	}
-	if pages := alloc.End() / uint64(c.PageSize); pages > maxPages {
-		return nil, fmt.Errorf("footprint %s of %s is %d pages of %s, over the %d pages (%s at 4KB) mgpu simulates: its page tables take tens of bytes of host memory per page and GPU; lower --scale, or raise page_size",
-			units.Bytes(alloc.Footprint()).Human(), o.Workload, pages, c.PageSize.Human(), uint64(maxPages), units.Bytes(maxPages*4096).Human())
 	}
 	s := &System{opts: o, engine: newEngine(), alloc: alloc, capacity: capacity, log: runLogger(o)}
 	if err := s.build(traits, kernels); err != nil {

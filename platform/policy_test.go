@@ -143,8 +143,9 @@ func TestAccessCounterThrashingControl(t *testing.T) {
 	t.Parallel()
 	run := func(on bool) *Result {
 		c := small(4)
-		c.UVM.Thrashing = on
-		c.UVM.ThrashingLapseNs = 1e9 // every repeat move counts: the synthetic run is short
+		if c.UVM.Thrashing = on; on {
+			c.UVM.ThrashingLapseNs = 1e9 // every repeat move counts: the synthetic run is short
+		}
 		return mustRun(t, Options{Workload: "pingpong", Policy: "access-counter", Iterations: 8, Config: c})
 	}
 	off, on := run(false), run(true)

@@ -231,6 +231,7 @@ func TestPresetsRun(t *testing.T) {
 		}
 		curve := c
 		curve.Link.PCIeModel, curve.Link.PCIeCurveA = "uvmsmart", 12
+		curve.Link.PCIeGBps = DefaultConfig().Link.PCIeGBps // the curve's 16 GB/s is its a = 12
 		if r := run(t, curve); r.SimTimeNs == rtt.SimTimeNs {
 			t.Errorf("uvmsmart ran exactly as long as rtt (%v ns): the PCIe link ignores link.pcie_model", r.SimTimeNs)
 		}

@@ -73,8 +73,9 @@ func (h *suvHints) launch(i int, k *benchmarks.Kernel) uvm.SUVLaunch {
 }
 
 // checkSUV refuses, before a run, a workload SUV cannot plan: one that
-// declares no hints, or hints that name objects a launch does not pass.
-func checkSUV(c Config, w benchmarks.Workload, kernels []benchmarks.Kernel, objects int) error {
+// declares no hints, or hints that name objects a launch does not pass
+// (hints checks them: benchmarks.CheckSUVHints over the set-up's kernels).
+func checkSUV(c Config, w benchmarks.Workload, hints func() error) error {
 	if c.UVM.Adaptive != uvm.AdaptiveSUV && c.UVM.Adaptive != uvm.AdaptiveSC {
 		return nil
 	}
@@ -87,5 +88,5 @@ func checkSUV(c Config, w benchmarks.Workload, kernels []benchmarks.Kernel, obje
 		}
 		return fmt.Errorf("uvm.adaptive=%s plans from the hints a workload declares, and %s declares none: workloads with SUV hints are %v", c.UVM.Adaptive, w.Name(), ok)
 	}
-	return benchmarks.CheckSUVHints(kernels, objects)
+	return hints()
 }

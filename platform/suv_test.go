@@ -94,7 +94,9 @@ func suvSmall(gpus int, mode string) Config {
 	c.GPU.CUs = 2
 	c.Oversubscribe = 1.5
 	c.UVM.Adaptive = mode
-	c.UVM.SUV.DensityThreshold = 1
+	if mode == uvm.AdaptiveSUV { // SUV's alone: SC ranks by access count
+		c.UVM.SUV.DensityThreshold = 1
+	}
 	return c
 }
 

@@ -54,7 +54,8 @@ const (
 	maxGBps   = 1e9
 )
 
-// Validate reports every value the simulator cannot run with, joined with
+// Validate reports every value the simulator cannot run with, and every
+// key given a value that would have no effect (dependent.go), joined with
 // errors.Join, each as "<key> = <value>: <what is valid>". It is separate
 // from LoadConfig and Set so the final combination (file plus --set flags)
 // is what gets checked.
@@ -156,10 +157,9 @@ func (c Config) Validate() error {
 		bad("uvm.eviction_chunk", ch, "must be a power of two (NVIDIA: 2MB)")
 	}
 	oneOf(&errs, "uvm.prefetch_control", c.UVM.PrefetchControl, uvm.ControlNone, uvm.ControlEarlyAdaptor)
+	// What each feature needs of the other keys, and which keys take
+	// effect only with a feature, are the tables of dependent.go.
 	if c.UVM.PrefetchControl == uvm.ControlEarlyAdaptor {
-		if c.UVM.Prefetch.Policy != prefetch.TBN {
-			bad("uvm.prefetch_control", c.UVM.PrefetchControl, "steers the tree prefetcher: set uvm.prefetch.policy=tbn")
-		}
 		if err := c.UVM.EA.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("uvm.ea: %w", err))
 		}
@@ -169,39 +169,21 @@ func (c Config) Validate() error {
 		if err := c.UVM.UVMMU.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("uvm.uvmmu: %w", err))
 		}
-		if c.UVM.Prefetch.Policy != prefetch.Off {
-			bad("uvm.fault_handling", c.UVM.FaultHandling, "has no prefetcher beyond its 64KB page-group (UVMMU §V-B): set uvm.prefetch.policy=off")
-		}
-		if c.PageSize != c.UVM.UVMMU.PageBytes {
-			bad("uvm.fault_handling", c.UVM.FaultHandling, "moves %v pages: set page_size=%v (or uvm.uvmmu.page_bytes)", c.UVM.UVMMU.PageBytes, c.UVM.UVMMU.PageBytes)
-		}
-		if c.Placement != "host" {
-			bad("uvm.fault_handling", c.UVM.FaultHandling, "starts with every page on the host (UVMMU §IV-C bring-up): set placement=host")
-		}
 	}
 	oneOf(&errs, "uvm.adaptive", c.UVM.Adaptive, uvm.AdaptiveNone, uvm.AdaptiveUVMSmart, uvm.AdaptiveObservUVM, uvm.AdaptiveSUV, uvm.AdaptiveSC)
 	if c.UVM.Adaptive == uvm.AdaptiveSUV || c.UVM.Adaptive == uvm.AdaptiveSC {
 		if err := c.UVM.SUV.ForPageSize(c.PageSize).Validate(); err != nil {
 			errs = append(errs, err)
 		}
-		if c.UVM.FaultHandling == uvm.HandlingHardware {
-			bad("uvm.adaptive", c.UVM.Adaptive, "plans for the driver's software fault handling: set uvm.fault_handling=software")
-		}
 	}
 	if c.UVM.Adaptive == uvm.AdaptiveObservUVM {
 		if err := c.UVM.ObservUVM.Validate(); err != nil {
 			errs = append(errs, err)
 		}
-		if c.UVM.FaultHandling == uvm.HandlingHardware {
-			bad("uvm.adaptive", c.UVM.Adaptive, "drives the driver's software fault handling: set uvm.fault_handling=software")
-		}
 	}
 	if c.UVM.Adaptive == uvm.AdaptiveUVMSmart {
 		if err := c.UVM.UVMSmart.Validate(); err != nil {
 			errs = append(errs, err)
-		}
-		if c.UVM.FaultHandling == uvm.HandlingHardware {
-			bad("uvm.adaptive", c.UVM.Adaptive, "adapts the driver's software fault handling: set uvm.fault_handling=software")
 		}
 	}
 	pf := c.UVM.Prefetch
@@ -260,6 +242,7 @@ func (c Config) Validate() error {
 		}
 	}
 
+	errs = append(errs, c.ruleErrors(errs)...)
 	return errors.Join(errs...)
 }
 

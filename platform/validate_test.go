@@ -28,7 +28,9 @@ func TestValidateAcceptsVariants(t *testing.T) {
 		{"contiguous", func(c *Config) { c.Distribution = "contiguous" }},
 		{"round-robin", func(c *Config) { c.Distribution = "round-robin" }},
 		{"2MB groups", func(c *Config) { c.Policy.ACGroup = 2 * units.MB }},
-		{"zero latencies", func(c *Config) { c.KernelLaunchNs, c.GPU.L2Cycles, c.Link.SwitchLatencyNs = 0, 0, 0 }},
+		{"zero latencies", func(c *Config) {
+			c.KernelLaunchNs, c.GPU.L2Cycles, c.Topology, c.Link.SwitchLatencyNs = 0, 0, "switch", 0
+		}},
 		{"pcie rtt", func(c *Config) { c.Link.PCIeModel, c.Link.PCIeGBps, c.Link.PCIeRTTNs = "rtt", 16, 1000 }},
 		{"pcie rtt zero", func(c *Config) { c.Link.PCIeModel, c.Link.PCIeRTTNs = "rtt", 0 }},
 		{"pcie uvmsmart", func(c *Config) { c.Link.PCIeModel, c.Link.PCIeCurveA = "uvmsmart", 12 }},

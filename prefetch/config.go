@@ -4,10 +4,12 @@
 // pages to migrate. The driver decides what migrating them means.
 //
 // The tree-based neighbourhood prefetcher (TBN) is the NVIDIA driver's
-// (kernel-open/nvidia-uvm/uvm_perf_prefetch.c), as Early-Adaptor (ISPASS'23,
-// §2.2 and Fig. 1) and UVMMU (§II-B) describe it: a binary tree per 2 MB VA
-// block, leaves at 64 KB basic blocks, and the largest subtree that holds
-// strictly more than threshold% resident pages is fetched whole.
+// (kernel-open/nvidia-uvm/uvm_perf_prefetch.c), as Early-Adaptor
+// ("Early-Adaptor: An Adaptive Framework for Proactive UVM Memory
+// Management", ISPASS 2023, Fig. 1) and UVMMU (§II-B) describe it: a
+// binary tree per 2 MB VA block, leaves at 64 KB basic blocks, and the
+// largest subtree that holds strictly more than threshold% resident pages
+// is fetched whole.
 package prefetch
 
 import (
@@ -57,7 +59,8 @@ type Config struct {
 	// nothing beyond the faulted pages moves.
 	BigPageFill bool `yaml:"big_page_fill" doc:"tbn counts each faulted 64KB block as arriving (driver grow_fault_granularity: on)"`
 	// BlockSize is the basic block: the tree's leaf and the big-page fill
-	// and sequential-local unit (64 KB; EA §2.1, UVMMU page-group).
+	// and sequential-local unit (64 KB: Early-Adaptor's TBN leaf, ISPASS
+	// 2023; UVMMU's page-group).
 	BlockSize units.Bytes `yaml:"block_size" doc:"basic block: tree leaf and fill unit (EA, UVMMU: 64KB)"`
 	// VABlockSize is the tree's root; prefetching never crosses it (2 MB,
 	// UVM_VA_BLOCK_SIZE).

@@ -13,9 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -84,19 +86,68 @@ func Load(path string) (*Spec, error) {
 		}
 		return nil, fmt.Errorf("%w (valid keys: %s)", platform.YAMLError(path, data, err), specKeys)
 	}
-	var given struct {
-		Scale *float64 `yaml:"scale"`
-	}
-	if err := yaml.Unmarshal(data, &given); err == nil {
-		s.scaleGiven = given.Scale != nil
+	if err := s.readDecimals(path, data); err != nil {
+		return nil, err
 	}
 	return &s, nil
 }
 
-// Expand validates the spec and lists its runs in a fixed order. Every
-// run's config is built and validated here, so a bad key or value fails
-// before anything runs.
-func (s *Spec) Expand() ([]Run, error) {
+// readDecimals reads gpus, seeds and scale again from their text, in
+// decimal, as mgpu run and config files read numbers: YAML's own rules
+// read 010 as octal 8, 0x10 as 16 and 1e3 as 1000, and let a seed past
+// 2^64 wrap. It also records whether scale was given.
+func (s *Spec) readDecimals(path string, data []byte) error {
+	var text struct {
+		GPUs  []yaml.Node `yaml:"gpus"`
+		Seeds []yaml.Node `yaml:"seeds"`
+		Scale yaml.Node   `yaml:"scale"`
+	}
+	if err := yaml.Unmarshal(data, &text); err != nil {
+		return nil // Decode took it; nothing here differs
+	}
+	bad := func(key string, n *yaml.Node, what string) error {
+		return fmt.Errorf("%s:%d: %s: %q is not %s", path, n.Line, key, n.Value, what)
+	}
+	for i := range text.GPUs {
+		n := deref(&text.GPUs[i])
+		v, err := strconv.ParseInt(n.Value, 10, strconv.IntSize)
+		if err != nil {
+			return bad("gpus", n, "a decimal integer: write digits only, such as 8")
+		}
+		s.GPUs[i] = int(v)
+	}
+	for i := range text.Seeds {
+		n := deref(&text.Seeds[i])
+		v, err := strconv.ParseUint(n.Value, 10, 64)
+		if err != nil {
+			return bad("seeds", n, "a decimal integer from 0 to 18446744073709551615: write digits only, such as 8")
+		}
+		s.Seeds[i] = v
+	}
+	if text.Scale.Kind != 0 {
+		n := deref(&text.Scale)
+		v, err := strconv.ParseFloat(n.Value, 64)
+		if err != nil && !isNull(n) {
+			return bad("scale", n, "a decimal number: write one such as 0.5")
+		}
+		s.Scale, s.scaleGiven = v, !isNull(n)
+	}
+	return nil
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }
+
+// prepare fills in the spec's defaults and checks its lists: everything
+// that does not need a run's whole config. It returns the sets keys in
+// the order runs combine them.
+func (s *Spec) prepare() ([]string, error) {
 	if s.Scale == 0 && !s.scaleGiven {
 		s.Scale = 1
 	}
@@ -129,6 +180,9 @@ func (s *Spec) Expand() ([]Run, error) {
 	if err := benchmarks.CheckScale(s.Scale); err != nil {
 		errs = append(errs, fmt.Errorf("%w (1 = the paper's size; leave scale out for 1)", err))
 	}
+	if !slices.Contains(benchmarks.SizeColumns(), s.Size) {
+		errs = append(errs, fmt.Errorf("size %q: valid sizes are %s (one for every run)", s.Size, strings.Join(benchmarks.SizeColumns(), ", ")))
+	}
 	if err := checkName(s.Name); err != nil {
 		errs = append(errs, err)
 	}
@@ -138,6 +192,9 @@ func (s *Spec) Expand() ([]Run, error) {
 	errs = appendDup(errs, "seeds", s.Seeds)
 	keys := make([]string, 0, len(s.Sets))
 	for k, v := range s.Sets {
+		if k != strings.TrimSpace(k) {
+			errs = append(errs, fmt.Errorf("sets.%q: a key has no spaces around it; write %q", k, strings.TrimSpace(k)))
+		}
 		if len(v) == 0 {
 			errs = append(errs, fmt.Errorf("sets.%s: empty list, so the sweep has no runs", k))
 		}
@@ -148,8 +205,66 @@ func (s *Spec) Expand() ([]Run, error) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	// A key or value that does not parse fails whatever it is combined
+	// with: say so once, not once per run (an unknown key once for all
+	// its values).
+	said := map[string]bool{}
+	for _, k := range keys {
+		if _, ok := shadowed[k]; ok {
+			continue
+		}
+		for _, v := range s.Sets[k] {
+			cfg := platform.DefaultConfig()
+			if err := cfg.Set(k + "=" + v); err != nil && !said[err.Error()] {
+				said[err.Error()] = true
+				errs = append(errs, err)
+			}
+		}
+	}
+	return keys, errors.Join(errs...)
+}
+
+// Count is the number of runs the spec expands to, found without
+// expanding it (a spec of a million runs answers at once), or an error
+// for a list that is wrong whatever its runs' configs are. A count beyond
+// the largest int is that int.
+func (s *Spec) Count() (int, error) {
+	if _, err := s.prepare(); err != nil {
+		return 0, err
+	}
+	return product(len(s.Workloads), len(s.Policies), len(s.GPUs), len(s.Seeds), s.SetCombinations()), nil
+}
+
+// SetCombinations is the number of combinations of the sets values (1
+// without sets), at most the largest int.
+func (s *Spec) SetCombinations() int {
+	var ls []int
+	for _, v := range s.Sets {
+		ls = append(ls, len(v))
+	}
+	return product(ls...)
+}
+
+// product multiplies non-negative counts, saturating at the largest int.
+func product(ls ...int) int {
+	n := 1
+	for _, l := range ls {
+		if l != 0 && n > math.MaxInt/l {
+			n = math.MaxInt
+			continue
+		}
+		n *= l
+	}
+	return n
+}
+
+// Runs lists the spec's runs in a fixed order. It checks the spec's
+// lists and that every sets value parses, but not the runs' configs:
+// Expand validates those, and CheckRuns everything a run's build checks.
+func (s *Spec) Runs() ([]Run, error) {
+	keys, err := s.prepare()
+	if err != nil {
+		return nil, err
 	}
 	var runs []Run
 	for _, combo := range combos(keys, s.Sets) {
@@ -157,13 +272,10 @@ func (s *Spec) Expand() ([]Run, error) {
 			cfg := platform.DefaultConfig()
 			for _, k := range keys {
 				if err := cfg.Set(k + "=" + combo[k]); err != nil {
-					return nil, err
+					return nil, err // prepare tried every value: not reached
 				}
 			}
 			cfg.GPUs = g
-			if err := cfg.Validate(); err != nil {
-				return nil, fmt.Errorf("gpus %d, sets %v: %w", g, combo, err)
-			}
 			for _, w := range s.Workloads {
 				for _, p := range s.Policies {
 					for _, seed := range s.Seeds {
@@ -184,6 +296,90 @@ func (s *Spec) Expand() ([]Run, error) {
 		seen[h] = r
 	}
 	return runs, nil
+}
+
+// Expand validates the spec and lists its runs in a fixed order. Every
+// run's config is built and validated here, so a bad key or value fails
+// before anything runs; runs whose configs are invalid are an
+// *InvalidRuns that lists them. CheckRuns also checks what only the
+// workload's set-up and the driver tell (platform.Check).
+func (s *Spec) Expand() ([]Run, error) {
+	runs, err := s.Runs()
+	if err != nil {
+		return nil, err
+	}
+	bad := &InvalidRuns{Total: len(runs)}
+	valid := map[platform.Config]error{} // runs share a handful of configs
+	for _, r := range runs {
+		err, ok := valid[r.Config]
+		if !ok {
+			err = r.Config.Validate()
+			valid[r.Config] = err
+		}
+		if err != nil {
+			bad.add(r, err)
+		}
+	}
+	if bad.Bad > 0 {
+		return nil, bad
+	}
+	return runs, nil
+}
+
+// CheckRuns makes every check that building each run would make (the
+// workload's set-up, its footprint against memory, SUV's hints, the
+// driver's combination of policy and mechanisms; platform.Check), without
+// building or running any, so that a sweep fails before its first run
+// rather than in a .failed.json after others took minutes. The runs that
+// would fail are an *InvalidRuns.
+func CheckRuns(runs []Run) error {
+	k := platform.NewChecker()
+	bad := &InvalidRuns{Total: len(runs)}
+	for _, r := range runs {
+		if err := k.Check(r.Options()); err != nil {
+			bad.add(r, err)
+		}
+	}
+	if bad.Bad > 0 {
+		return bad
+	}
+	return nil
+}
+
+// MaxListed is how many bad runs an InvalidRuns error lists.
+const MaxListed = 20
+
+// InvalidRuns is the error of a sweep some of whose runs would fail, found
+// before any ran: the first MaxListed of them with their errors, and how
+// many there are.
+type InvalidRuns struct {
+	Total, Bad int // the sweep's runs, and those that would fail
+	Listed     []BadRun
+}
+
+// BadRun is one run that would fail.
+type BadRun struct {
+	Label string
+	Err   error
+}
+
+func (e *InvalidRuns) add(r Run, err error) {
+	e.Bad++
+	if len(e.Listed) < MaxListed {
+		e.Listed = append(e.Listed, BadRun{r.Label(), err})
+	}
+}
+
+func (e *InvalidRuns) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of the sweep's %d runs would fail, so none was started:", e.Bad, e.Total)
+	for _, r := range e.Listed {
+		fmt.Fprintf(&b, "\n  %s: %s", r.Label, strings.ReplaceAll(r.Err.Error(), "\n", "; "))
+	}
+	if more := e.Bad - len(e.Listed); more > 0 {
+		fmt.Fprintf(&b, "\n  ... and %d more", more)
+	}
+	return b.String()
 }
 
 // appendDup appends an error naming the entries list holds more than once.

@@ -3,7 +3,11 @@
 package units
 
 import (
+	"errors"
 	"fmt"
+	"math/big"
+	"math/bits"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -25,28 +29,75 @@ var suffixes = []struct {
 	v Bytes
 }{{"TB", TB}, {"GB", GB}, {"MB", MB}, {"KB", KB}, {"TIB", TB}, {"GIB", GB}, {"MIB", MB}, {"KIB", KB}, {"B", 1}}
 
-// Parse reads "4096", "64KB", "2 MB", "1.5GB".
+// decimal is a size's number, upper-cased: digits, an optional fraction and
+// an optional exponent.
+var decimal = regexp.MustCompile(`^\+?([0-9]*)(?:\.([0-9]*))?(?:E([+-]?[0-9]+))?$`)
+
+// ErrNotWhole is a size with a fraction of a byte ("1.3KB", "0.5B").
+var ErrNotWhole = errors.New("not a whole number of bytes")
+
+// errRange is a size of 2^64 bytes or more; it wraps strconv.ErrRange.
+var errRange = fmt.Errorf("%w: a size is below 16777216TB (2^64 bytes)", strconv.ErrRange)
+
+// Parse reads "4096", "64KB", "2 MB", "1.5GB", "1e3": a non-negative
+// decimal number, of bytes or of the unit its suffix names, that comes to
+// a whole number of bytes below 2^64. Anything else is an error: a size is
+// never rounded, wrapped or clamped.
 func Parse(s string) (Bytes, error) {
 	t := strings.ToUpper(strings.TrimSpace(s))
-	mult := Bytes(1)
+	shift := uint(0)
 	for _, suf := range suffixes {
 		if strings.HasSuffix(t, suf.s) {
 			t = strings.TrimSpace(strings.TrimSuffix(t, suf.s))
-			mult = suf.v
+			shift = uint(bits.TrailingZeros64(uint64(suf.v)))
 			break
 		}
 	}
-	if t == "" {
-		return 0, fmt.Errorf("size %q: expected a number with an optional KB/MB/GB/TB suffix", s)
-	}
-	if n, err := strconv.ParseUint(t, 10, 64); err == nil {
-		return Bytes(n) * mult, nil
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f < 0 {
+	m := decimal.FindStringSubmatch(t)
+	if m == nil || m[1]+m[2] == "" {
 		return 0, fmt.Errorf("size %q: expected a non-negative number with an optional KB/MB/GB/TB suffix", s)
 	}
-	return Bytes(f * float64(mult)), nil
+	// The value is digits x 10^exp x 2^shift, computed exactly.
+	digits := strings.TrimLeft(m[1]+m[2], "0")
+	if digits == "" {
+		return 0, nil
+	}
+	exp, err := strconv.Atoi(m[3])
+	if m[3] == "" {
+		exp, err = 0, nil
+	}
+	exp -= len(m[2])
+	// Beyond these the value is at least 10^41 or a fraction of one byte;
+	// they also keep the arithmetic below small.
+	switch {
+	case err != nil && strings.HasPrefix(m[3], "-") || exp < -(len(digits)+20):
+		return 0, notWhole(s, new(big.Int))
+	case err != nil || exp > 40:
+		return 0, fmt.Errorf("size %q: %w", s, errRange)
+	}
+	n, _ := new(big.Int).SetString(digits, 10)
+	n.Lsh(n, shift)
+	ten := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(max(exp, -exp))), nil)
+	rem := new(big.Int)
+	if exp >= 0 {
+		n.Mul(n, ten)
+	} else {
+		n.QuoRem(n, ten, rem)
+	}
+	if n.BitLen() > 64 {
+		return 0, fmt.Errorf("size %q: %w", s, errRange)
+	}
+	if rem.Sign() != 0 {
+		return 0, notWhole(s, n)
+	}
+	return Bytes(n.Uint64()), nil
+}
+
+// notWhole is the error for size s, which lies between floor and floor+1
+// bytes.
+func notWhole(s string, floor *big.Int) error {
+	return fmt.Errorf("size %q: %w: it lies between %v and %v bytes; write one of them, or a size in a smaller unit",
+		s, ErrNotWhole, floor, new(big.Int).Add(floor, big.NewInt(1)))
 }
 
 // String prints the largest exact suffix.

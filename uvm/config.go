@@ -41,17 +41,22 @@ type Config struct {
 	// (1 GHz: 1 us) per fault; it is public but unpublished, so a
 	// hint-grade source.
 	HostThreads int `yaml:"host_threads" doc:"host threads servicing faults of any batch; 0 = one batch at a time (GRIT prototype: 16)"`
-	// The driver's thrashing control over access-counter migrations
-	// (uvm_perf_thrashing.c defaults; notes §3.5). Off by default: the
-	// papers' simulators have none, so the GRIT/OASIS access-counter
-	// baseline migrates every notified page.
+	// The driver's thrashing control over access-counter migrations, with
+	// the defaults of NVIDIA open-gpu-kernel-modules
+	// kernel-open/nvidia-uvm/uvm_perf_thrashing.c
+	// (uvm_perf_thrashing_lapse_usec, uvm_perf_thrashing_threshold,
+	// uvm_perf_thrashing_pin_threshold). Off by default: the papers'
+	// simulators have none, so the GRIT/OASIS access-counter baseline
+	// migrates every notified page.
 	Thrashing             bool    `yaml:"thrashing" doc:"ignore access-counter notifications for thrashing pages, then pin them (NVIDIA driver; papers' simulators: off)"`
 	ThrashingLapseNs      float64 `yaml:"thrashing_lapse_ns" doc:"two migrations of a page within this gap are a thrashing event (uvm_perf_thrashing_lapse_usec: 500us)"`
 	ThrashingThreshold    int     `yaml:"thrashing_threshold" doc:"consecutive thrashing events that mark a page thrashing (uvm_perf_thrashing_threshold: 3, max 7)"`
 	ThrashingPinThreshold int     `yaml:"thrashing_pin_threshold" doc:"ignored notifications before the page is pinned for 300 lapses (uvm_perf_thrashing_pin_threshold: 10)"`
 	// Which pages leave a full GPU: the NVIDIA driver's 2 MB root chunks,
-	// least recently migrated in (uvm_pmm_gpu.c; notes §3.6), or a true
-	// per-page LRU oracle.
+	// least recently migrated in (open-gpu-kernel-modules
+	// kernel-open/nvidia-uvm/uvm_pmm_gpu.c, pick_root_chunk_to_evict: a chunk
+	// moves to the tail of the used list when a VA block allocates or
+	// unpins it, not when it is accessed), or a true per-page LRU oracle.
 	Eviction string `yaml:"eviction" doc:"eviction policy: lrm-2mb (NVIDIA driver default) | lru-4kb (oracle) | lru-2mb | lfu-2mb | random-4kb (UVMSmart) | sequential-local | tbn | linear-random (UVMMU) | nru"`
 	// The unit the lrm-2mb policy evicts: the driver's root chunk.
 	EvictionChunk units.Bytes `yaml:"eviction_chunk" doc:"lrm-2mb chunk size in bytes (NVIDIA root chunk: 2MB)"`

@@ -458,8 +458,9 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 
 // prefetch migrates to g, with the batch, the pages g's prefetcher picks
 // around the faulted pages that came to g. Only pages still on the host
-// with no copy anywhere move (EA §2.2: the prefetcher brings CPU-resident
-// pages); a page another GPU holds is left to the policy's next fault, and
+// with no copy anywhere move (Early-Adaptor, ISPASS 2023, Fig. 1: the
+// prefetcher migrates a subregion's CPU-resident pages); a page another
+// GPU holds is left to the policy's next fault, and
 // a page no allocation holds (the padding of an object's 2 MB slot) never
 // moves, as the driver's VA blocks end at their allocation's range.
 func (s *Service) prefetch(g int, invals [][]uvmproto.Inval) {

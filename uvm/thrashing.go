@@ -3,7 +3,11 @@ package uvm
 import "github.com/sarchlab/akita/v3/sim"
 
 // thrashing is the NVIDIA driver's thrashing detection as far as
-// access-counter migrations use it (uvm_perf_thrashing.c; notes §3.5): two
+// access-counter migrations use it (NVIDIA open-gpu-kernel-modules
+// kernel-open/nvidia-uvm/uvm_perf_thrashing.c: uvm_perf_thrashing_lapse_usec,
+// uvm_perf_thrashing_threshold, uvm_perf_thrashing_pin_threshold, and the
+// epoch and pin durations uvm_perf_thrashing_epoch and
+// uvm_perf_thrashing_pin as multiples of the lapse): two
 // migrations of a page within the lapse are a thrashing event, and the
 // threshold-th consecutive event marks the page thrashing. An access-counter
 // notification for a thrashing page is ignored (the driver's THROTTLE hint:

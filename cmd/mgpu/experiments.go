@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"github.com/mgpu-sim/mgpu/atomicfile"
@@ -29,6 +30,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	csvOut := fs.String("csv", "", "merged CSV path (default <results>/<spec name>.csv)")
 	noCSV := fs.Bool("no-csv", false, "do not write the merged CSV (array tasks; run mgpu collect after)")
 	mgpu := fs.String("mgpu", "mgpu", "the mgpu binary the emitted commands call")
+	yes := fs.Bool("yes", false, fmt.Sprintf("run (or emit) a spec of more than %d runs", maxUnconfirmedRuns))
 	var logLevel string
 	addLogLevelFlag(fs, &logLevel)
 	specPath, err := parsePositional(fs, args, stdout)
@@ -45,13 +47,39 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return inputError{err}
 	}
-	runs, err := spec.Expand()
+	if *jobs < 1 {
+		return badInput("--jobs %d: must be >= 1", *jobs)
+	}
+	if *emit != "" && *emit != "slurm" && *emit != "list" {
+		return badInput("--emit %q: valid values are slurm, list", *emit)
+	}
+	// Count before expanding: a spec of a million runs answers at once.
+	n, err := spec.Count()
+	if err != nil {
+		return inputError{err}
+	}
+	fmt.Fprintf(stderr, "sweep: %s expands to %s (%s x %s x %s x %s x %s)\n", specPath, count(n, "run"),
+		count(len(spec.Workloads), "workload"), count(len(spec.Policies), "policy"), count(len(spec.GPUs), "GPU count"),
+		count(len(spec.Seeds), "seed"), count(spec.SetCombinations(), "sets combination"))
+	// An array task (--task) runs its slice of a sweep whose size was
+	// accepted when its script was emitted.
+	if n > maxUnconfirmedRuns && !*yes && *task < 0 {
+		return badInput("%s expands to %d runs, more than %d: pass --yes to run them all, or narrow the spec's lists", specPath, n, maxUnconfirmedRuns)
+	}
+	runs, err := spec.Runs()
 	if err != nil {
 		return inputError{err}
 	}
 	dir := firstNonEmpty(*results, spec.Results, "results")
-	if *jobs < 1 {
-		return badInput("--jobs %d: must be >= 1", *jobs)
+	if *emit == "" && (*task >= 0 || *tasks > 0) {
+		if runs, err = sweep.Slice(runs, *task, max(*tasks, 1)); err != nil {
+			return inputError{err}
+		}
+	}
+	// Every run is checked before the first starts: a run that would fail
+	// fails the sweep now, not in a .failed.json after the others ran.
+	if err := sweep.CheckRuns(runs); err != nil {
+		return inputError{err}
 	}
 	switch *emit {
 	case "slurm":
@@ -83,14 +111,6 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	case "list":
 		return sweep.EmitList(stdout, *mgpu, dir, runs)
-	case "":
-	default:
-		return badInput("--emit %q: valid values are slurm, list", *emit)
-	}
-	if *task >= 0 || *tasks > 0 {
-		if runs, err = sweep.Slice(runs, *task, max(*tasks, 1)); err != nil {
-			return inputError{err}
-		}
 	}
 	if err := sweep.CheckDir(dir); err != nil {
 		return inputError{err}
@@ -118,6 +138,21 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// count is "1 run", "2 runs", "3 policies".
+func count(n int, noun string) string {
+	switch {
+	case n == 1:
+	case strings.HasSuffix(noun, "y"):
+		noun = strings.TrimSuffix(noun, "y") + "ies"
+	default:
+		noun += "s"
+	}
+	return fmt.Sprintf("%d %s", n, noun)
+}
+
+// maxUnconfirmedRuns is the largest sweep that runs without --yes.
+const maxUnconfirmedRuns = 1000
 
 // interrupts delivers SIGINT and SIGTERM to a sweep until stop is called.
 func interrupts() (<-chan os.Signal, func()) {

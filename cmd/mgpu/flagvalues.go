@@ -75,6 +75,36 @@ func uint64Var(fs *flag.FlagSet, p *uint64, name string, value uint64, usage str
 	fs.Var(decimalUint64{p}, name, usage)
 }
 
+// numberFloat is a float64 flag read as strconv.ParseFloat reads it, as
+// the flag package's own does, but whose error says what to write: the
+// flag package says only "parse error".
+type numberFloat struct{ p *float64 }
+
+func (d numberFloat) String() string {
+	if d.p == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(*d.p, 'g', -1, 64)
+}
+
+func (d numberFloat) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return fmt.Errorf("%q is out of range: write a number such as 1.5 or 2e-3", s)
+		}
+		return fmt.Errorf("%q is not a number: write a decimal number such as 1.5 or 2e-3", s)
+	}
+	*d.p = v
+	return nil
+}
+
+// float64Var defines a float64 flag with numberFloat's errors.
+func float64Var(fs *flag.FlagSet, p *float64, name string, value float64, usage string) {
+	*p = value
+	fs.Var(numberFloat{p}, name, usage)
+}
+
 // onceString is a string flag that may be given once: a second --config
 // used to replace the first without a word.
 type onceString struct{ p *string }

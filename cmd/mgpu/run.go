@@ -42,7 +42,7 @@ func (f *workloadFlags) register(fs *flag.FlagSet, verb string) {
 	fs.Var(onceString{&f.config}, "config", "YAML config `file` (keys as in 'mgpu list'); at most one")
 	fs.Var(&f.sets, "set", "override a config key: --set key=value (repeatable)")
 	uint64Var(fs, &f.seed, "seed", 1, "random seed, recorded in the result")
-	fs.Float64Var(&f.scale, "scale", 1, "footprint scale (1 = the paper's size)")
+	float64Var(fs, &f.scale, "scale", 1, "footprint scale `F` (1 = the paper's size)")
 	fs.StringVar(&f.size, "size", "auto", "paper size column: auto (follows --gpus), 4gpu, 8gpu, 16gpu")
 	intVar(fs, &f.iterations, "iterations", 0, "iterations for workloads that have them (see --help; 0 = the workload's default)")
 }
@@ -105,7 +105,8 @@ func iterationWorkloads() []string {
 }
 
 // baseConfig applies, in order: defaults, --config, --set, then --gpus if
-// given; it checks --scale, which no config validation sees.
+// given (a --set of gpus beside --gpus is an error, not overridden); it
+// checks --scale, which no config validation sees.
 func (f *workloadFlags) baseConfig(fs *flag.FlagSet) (platform.Config, error) {
 	cfg := platform.DefaultConfig()
 	if !(f.scale > 0) || math.IsInf(f.scale, 0) {
@@ -125,11 +126,28 @@ func (f *workloadFlags) baseConfig(fs *flag.FlagSet) (platform.Config, error) {
 		if err := cfg.Set(kv); err != nil {
 			return cfg, inputError{err}
 		}
+		if err := flagAlsoSets(fs, kv); err != nil {
+			return cfg, err
+		}
 	}
 	if visited(fs, "gpus") {
 		cfg.GPUs = f.gpus
 	}
 	return cfg, nil
+}
+
+// flagKeys are the config keys that a flag of the same name also sets.
+var flagKeys = []string{"gpus", "oversubscribe", "check"}
+
+// flagAlsoSets rejects a --set of a key whose own flag is also given: the
+// flag would win, and the result would record a --set that did not run.
+func flagAlsoSets(fs *flag.FlagSet, kv string) error {
+	key, _, _ := strings.Cut(kv, "=")
+	key = strings.TrimSpace(key)
+	if !slices.Contains(flagKeys, key) || fs.Lookup(key) == nil || !visited(fs, key) {
+		return nil
+	}
+	return badInput("--set %s and --%s %s both set %s: give one of them", kv, key, fs.Lookup(key).Value, key)
 }
 
 func visited(fs *flag.FlagSet, name string) bool {
@@ -151,7 +169,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, *flag.FlagSet, e
 	fs := newFlagSet("run")
 	f.register(fs, "run")
 	fs.StringVar(&f.policy, "policy", "on-touch", "page-management policy (see 'mgpu list')")
-	fs.Float64Var(&f.oversubscribe, "oversubscribe", 0, "oversubscription factor: GPU capacity = footprint / GPUs / F (e.g. 1.5); 0 = off")
+	float64Var(fs, &f.oversubscribe, "oversubscribe", 0, "oversubscription factor `F`: GPU capacity = footprint / GPUs / F (e.g. 1.5); 0 = off")
 	fs.BoolVar(&f.check, "check", false, "coherence checking mode (slower)")
 	fs.StringVar(&f.out, "out", "", "write the JSON result here")
 	fs.StringVar(&f.csv, "csv", "", "write a one-row CSV result here")

@@ -1,0 +1,171 @@
+package platform
+
+import (
+	"fmt"
+
+	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/objtable"
+	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/units"
+	"github.com/mgpu-sim/mgpu/uvm"
+)
+
+// resolve is the first part of Build and Check: it validates the config,
+// fills in the scale and size defaults, and finds the workload (a paper's
+// alias runs, and is recorded, as its workload) and the policy's traits.
+func (o Options) resolve() (Options, benchmarks.Workload, pagepolicy.Traits, error) {
+	if err := o.Config.Validate(); err != nil {
+		return o, nil, pagepolicy.Traits{}, err
+	}
+	return o.resolveValid()
+}
+
+// resolveValid is resolve for a config already validated.
+func (o Options) resolveValid() (Options, benchmarks.Workload, pagepolicy.Traits, error) {
+	if o.Scale == 0 {
+		o.Scale = 1
+	}
+	if o.Size == "" {
+		o.Size = "auto"
+	}
+	w, err := o.workload, error(nil)
+	if w == nil {
+		w, err = benchmarks.New(o.Workload)
+	}
+	if err != nil {
+		return o, nil, pagepolicy.Traits{}, err
+	}
+	o.Workload = w.Name()
+	traits, err := pagepolicy.TraitsOf(o.Policy)
+	if err != nil {
+		return o, nil, pagepolicy.Traits{}, err
+	}
+	return o, w, traits, nil
+}
+
+// setupFacts are what the checks after a workload's set-up read of it, so
+// that Checker can keep them instead of the set-up.
+type setupFacts struct {
+	footprint, end uint64
+	// suvHints checks the workload's SUV hints against its kernels.
+	suvHints func() error
+}
+
+func factsOf(alloc *objtable.Allocator, suvHints func() error) setupFacts {
+	return setupFacts{footprint: alloc.Footprint(), end: alloc.End(), suvHints: suvHints}
+}
+
+// checkSetup is what Build checks between the workload's set-up and the
+// system's: SUV's hints, the footprint against GPU memory, and the pages
+// against what mgpu simulates. It returns each GPU's capacity in pages.
+func checkSetup(o Options, w benchmarks.Workload, f setupFacts) (int, error) {
+	c := o.Config
+	if err := checkSUV(c, w, f.suvHints); err != nil {
+		return 0, fmt.Errorf("workload %s: %w", o.Workload, err)
+	}
+	capacity, err := capacityPages(c, f.footprint, o.Workload)
+	if err != nil {
+		return 0, err
+	}
+	if pages := f.end / uint64(c.PageSize); pages > maxPages {
+		return 0, fmt.Errorf("footprint %s of %s is %d pages of %s, over the %d pages (%s at 4KB) mgpu simulates: its page tables take tens of bytes of host memory per page and GPU; lower --scale, or raise page_size",
+			units.Bytes(f.footprint).Human(), o.Workload, pages, c.PageSize.Human(), uint64(maxPages), units.Bytes(maxPages*4096).Human())
+	}
+	return capacity, nil
+}
+
+// Check reports whether Build would accept o, without building the system
+// or running it: the config, the workload and policy, the workload's
+// set-up and footprint, and the driver's combination of policy, fault
+// handling, prefetcher, eviction and runtime, which it makes and drops.
+func Check(o Options) error { return NewChecker().Check(o) }
+
+// Checker is Check for many runs: it sets each workload up once per
+// size, and makes the driver once per driver configuration, for all the
+// runs that share them (a sweep's runs share most). It is not safe for
+// concurrent use.
+type Checker struct {
+	valid   map[Config]error
+	setups  map[setupKey]setupResult
+	drivers map[driverKey]error
+}
+
+// NewChecker returns an empty Checker.
+func NewChecker() *Checker {
+	return &Checker{valid: map[Config]error{}, setups: map[setupKey]setupResult{}, drivers: map[driverKey]error{}}
+}
+
+// setupKey is everything a workload's set-up depends on.
+type setupKey struct {
+	workload string
+	params   benchmarks.Params
+	idBits   int
+	pageSize units.Bytes
+	traits   pagepolicy.Traits
+}
+
+type setupResult struct {
+	facts setupFacts
+	err   error
+}
+
+// driverKey is everything the driver's making depends on but the seed,
+// which only seeds its random choices.
+type driverKey struct {
+	uvm          uvm.Config
+	policy       string
+	policyConfig pagepolicy.Config
+	gpus, line   int
+	pageSize     uint64
+	pages        uint64
+	capacity     int
+	clockMHz     float64
+}
+
+// Check is the package's Check, with what it made for earlier runs.
+func (k *Checker) Check(o Options) error {
+	err, ok := k.valid[o.Config]
+	if !ok {
+		err = o.Config.Validate()
+		k.valid[o.Config] = err
+	}
+	if err != nil {
+		return err
+	}
+	o, w, traits, err := o.resolveValid()
+	if err != nil {
+		return err
+	}
+	c := o.Config
+	key := setupKey{workload: w.Name(), params: o.params(), idBits: c.Policy.IDBits, pageSize: c.PageSize, traits: traits}
+	r, ok := k.setups[key]
+	if !ok || o.workload != nil {
+		alloc, kernels, err := setupWorkload(w, o, traits)
+		if err == nil {
+			hints := benchmarks.CheckSUVHints(kernels, len(alloc.Objects()))
+			r.facts = factsOf(alloc, func() error { return hints })
+		}
+		r.err = err
+		if o.workload == nil {
+			k.setups[key] = r
+		}
+	}
+	if r.err != nil {
+		return r.err
+	}
+	capacity, err := checkSetup(o, w, r.facts)
+	if err != nil {
+		return err
+	}
+	pageSize := uint64(c.PageSize)
+	dk := driverKey{uvm: c.UVM, policy: o.Policy, policyConfig: c.Policy, gpus: c.GPUs, line: int(c.GPU.LineSize),
+		pageSize: pageSize, pages: r.facts.end / pageSize, capacity: capacity, clockMHz: c.GPU.FreqMHz}
+	err, ok = k.drivers[dk]
+	if !ok {
+		_, err = uvm.MakeBuilder().WithGPUs(dk.gpus).WithConfig(c.UVM).WithSeed(o.Seed).WithLineSize(dk.line).
+			WithClockMHz(dk.clockMHz).WithPolicy(o.Policy, c.Policy).WithPages(pageSize, dk.pages).
+			WithCapacity(capacity).WithObjectLookup(func(uint64) int { return -1 }).BuildService()
+		k.drivers[dk] = err
+	}
+	return err
+}

@@ -1,0 +1,54 @@
+package platform
+
+import (
+	"strings"
+	"testing"
+)
+
+// Check answers what Build answers, without building: the same error for
+// a run Build refuses, none for a run Build accepts. A Checker that has
+// seen other runs answers the same (its caches are keyed by everything the
+// checks read).
+func TestCheckAgreesWithBuild(t *testing.T) {
+	opts := func(workload, policy string, sets ...string) Options {
+		c := configWith(t, sets...)
+		c.GPUs = 2
+		return Options{Workload: workload, Policy: policy, Seed: 1, Scale: 0.05, Config: c}
+	}
+	cases := []struct {
+		name string
+		o    Options
+		want string // "" for a run Build accepts
+	}{
+		{"plain", opts("private", "on-touch"), ""},
+		{"oasis", opts("mm", "oasis"), ""},
+		{"hardware, on-touch", opts("mm", "on-touch", "uvm.fault_handling=hardware"), ""},
+		{"hardware, oasis", opts("mm", "oasis", "uvm.fault_handling=hardware"), "--policy oasis cannot apply"},
+		{"uvmsmart, oasis", opts("mm", "oasis", "uvm.adaptive=uvmsmart"), "use --policy on-touch"},
+		{"observuvm, grit", opts("mm", "grit", "uvm.adaptive=observuvm", "uvm.prefetch.policy=tbn"), "use --policy on-touch"},
+		{"suv, no hints", opts("mm", "on-touch", "uvm.adaptive=suv", "oversubscribe=1.5"), "declares none"},
+		{"suv, hints", opts("gmm", "on-touch", "uvm.adaptive=suv", "oversubscribe=1.5"), ""},
+		{"footprint over memory", opts("mm", "on-touch", "gpu.memory=256KB"), "exceeds the total GPU memory"},
+		{"dependent key", opts("mm", "on-touch", "uvm.prefetch.threshold=75"), "has no effect"},
+		{"unknown workload", Options{Workload: "nope", Policy: "on-touch", Config: DefaultConfig()}, "valid workloads"},
+		{"unknown policy", Options{Workload: "mm", Policy: "nope", Config: DefaultConfig()}, "valid policies"},
+		{"unknown size", Options{Workload: "mm", Policy: "on-touch", Size: "32gpu", Scale: 0.05, Config: DefaultConfig()}, "unknown size"},
+	}
+	shared := NewChecker()
+	for _, round := range []string{"first", "again"} {
+		for _, tc := range cases {
+			_, berr := Build(tc.o)
+			for _, k := range []struct {
+				name string
+				err  error
+			}{{"Check", Check(tc.o)}, {"shared Checker", shared.Check(tc.o)}} {
+				if (k.err == nil) != (berr == nil) || k.err != nil && k.err.Error() != berr.Error() {
+					t.Errorf("%s %s: %s says %v, Build %v", round, tc.name, k.name, k.err, berr)
+				}
+			}
+			if tc.want == "" && berr != nil || tc.want != "" && (berr == nil || !strings.Contains(berr.Error(), tc.want)) {
+				t.Errorf("%s: Build says %v, want %q", tc.name, berr, tc.want)
+			}
+		}
+	}
+}

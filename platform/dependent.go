@@ -1,0 +1,371 @@
+package platform
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mgpu-sim/mgpu/earlyadaptor"
+	"github.com/mgpu-sim/mgpu/eviction"
+	"github.com/mgpu-sim/mgpu/interconnect"
+	"github.com/mgpu-sim/mgpu/observuvm"
+	"github.com/mgpu-sim/mgpu/prefetch"
+	"github.com/mgpu-sim/mgpu/uvm"
+)
+
+// The rules between config keys live here, as two tables that Validate
+// applies to every config, whatever made it (defaults, a --config file,
+// --set, a sweep's sets):
+//
+//   - requirements: a feature that runs only with another setting is an
+//     error while that setting is missing (Early-Adaptor steers the tbn
+//     prefetcher, so it needs uvm.prefetch.policy=tbn);
+//   - dependencies: a key that takes effect only while a feature is on is
+//     an error when it is given a value other than its default while the
+//     feature is off (uvm.prefetch.threshold with the prefetcher off).
+//     Such a key would change nothing in the run, yet the result, and a
+//     sweep's labels, would record it as if it had.
+//
+// A key "given" is one whose value differs from DefaultConfig(): every
+// config starts from the defaults, so a key differs from its default only
+// when a file, --set or a sweep gave it another value. A key given its
+// default value changes nothing either way and is accepted.
+//
+// The keys of policy.* depend on --policy, and im2col on the workload,
+// neither of them a config key; they are not checked: one config serves
+// every policy and workload of a comparison (the figures and the golden
+// variants rely on that).
+
+// A dependency is a group of keys and when they take effect. Keys ending
+// in ".*" stand for every key below that prefix. When a key belongs to
+// several dependencies, the first in the table that is off is reported.
+type dependency struct {
+	keys []string
+	// on reports whether the keys take effect.
+	on func(c *Config) bool
+	// while is the key whose value leaves them without effect, and use
+	// what to set to give them effect ("uvm.prefetch.policy=tbn").
+	while, use string
+	// note, if set, says what decides instead or what else uses the keys.
+	note string
+}
+
+// dependencies is every dependent key of Config. The test checks that
+// every key named here exists.
+var dependencies = []dependency{
+	// The driver's prefetcher (package prefetch).
+	{keys: []string{"uvm.prefetch.threshold", "uvm.prefetch.big_page_fill", "uvm.prefetch.va_block_size"},
+		on:    func(c *Config) bool { return c.UVM.Prefetch.Policy == prefetch.TBN },
+		while: "uvm.prefetch.policy", use: "uvm.prefetch.policy=tbn"},
+	{keys: []string{"uvm.prefetch.block_size"},
+		on: func(c *Config) bool {
+			u := c.UVM
+			return u.Prefetch.Policy != prefetch.Off || u.Adaptive == uvm.AdaptiveUVMSmart ||
+				u.FaultHandling == uvm.HandlingSoftware && u.Adaptive != uvm.AdaptiveObservUVM && slices.Contains(blockEvictions, u.Eviction)
+		},
+		while: "uvm.prefetch.policy", use: "uvm.prefetch.policy=sequential-local or tbn",
+		note: "it is also the basic block of uvm.adaptive=uvmsmart and of uvm.eviction=" + strings.Join(blockEvictions, ", ")},
+	{keys: []string{"uvm.prefetch.threshold"},
+		on:    func(c *Config) bool { return c.UVM.PrefetchControl != uvm.ControlEarlyAdaptor },
+		while: "uvm.prefetch_control", use: "uvm.prefetch_control=none",
+		note: "Early-Adaptor sets every VA block's threshold: uvm.ea.aggressive and uvm.ea.disabled, or uvm.ea.static_threshold with uvm.ea.mode=static"},
+	{keys: []string{"uvm.prefetch.threshold"},
+		on:    func(c *Config) bool { return c.UVM.Adaptive != uvm.AdaptiveObservUVM },
+		while: "uvm.adaptive", use: "uvm.adaptive=none",
+		note: "ObservUVM's uvm.observuvm.shallow sets the threshold: uvm.observuvm.tbp_threshold or ap_threshold"},
+
+	// Early-Adaptor (package earlyadaptor).
+	{keys: []string{"uvm.ea.*"},
+		on:    func(c *Config) bool { return c.UVM.PrefetchControl == uvm.ControlEarlyAdaptor },
+		while: "uvm.prefetch_control", use: "uvm.prefetch_control=early-adaptor (with uvm.prefetch.policy=tbn)"},
+	{keys: []string{"uvm.ea.static_threshold"},
+		on:    func(c *Config) bool { return c.UVM.EA.Mode == earlyadaptor.Static },
+		while: "uvm.ea.mode", use: "uvm.ea.mode=static"},
+	// The adaptive controller's parameters; uvm.ea.detect and disabled
+	// still shape the reported detection and disabled-block counts.
+	{keys: []string{"uvm.ea.reading", "uvm.ea.reset_on_detect", "uvm.ea.short_window_ns", "uvm.ea.long_window_ns",
+		"uvm.ea.slices", "uvm.ea.eval_period_ns", "uvm.ea.short_factor", "uvm.ea.long_factor", "uvm.ea.step",
+		"uvm.ea.step_mode", "uvm.ea.aggressive", "uvm.ea.consistent_slices", "uvm.ea.average", "uvm.ea.short_reference"},
+		on:    func(c *Config) bool { return c.UVM.EA.Mode == earlyadaptor.Adaptive },
+		while: "uvm.ea.mode", use: "uvm.ea.mode=adaptive", note: "static mode holds every block at uvm.ea.static_threshold"},
+
+	// Who handles far faults: the host driver's batches or UVMMU.
+	{keys: []string{"uvm.uvmmu.*"},
+		on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingHardware },
+		while: "uvm.fault_handling", use: "uvm.fault_handling=hardware"},
+	{keys: []string{"uvm.fault_service_ns", "uvm.per_fault_ns", "uvm.host_threads"},
+		on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingSoftware },
+		while: "uvm.fault_handling", use: "uvm.fault_handling=software",
+		note: "UVMMU handles faults in the GPU: its time is uvm.uvmmu.handling_cycles"},
+
+	// The driver's thrashing control.
+	{keys: []string{"uvm.thrashing_lapse_ns", "uvm.thrashing_threshold", "uvm.thrashing_pin_threshold"},
+		on:    func(c *Config) bool { return c.UVM.Thrashing },
+		while: "uvm.thrashing", use: "uvm.thrashing=true"},
+
+	// Eviction: ObservUVM picks its own victims; the chunk is the unit of
+	// the chunk policies (and of UVMSmart's tree eviction).
+	{keys: []string{"uvm.eviction", "uvm.eviction_chunk"},
+		on:    func(c *Config) bool { return c.UVM.Adaptive != uvm.AdaptiveObservUVM },
+		while: "uvm.adaptive", use: "uvm.adaptive=none, uvmsmart, suv or sc",
+		note: "ObservUVM picks its victims with uvm.observuvm.policy"},
+	{keys: []string{"uvm.eviction_chunk"},
+		on: func(c *Config) bool {
+			return slices.Contains(chunkEvictions, c.UVM.Eviction) || c.UVM.Adaptive == uvm.AdaptiveUVMSmart
+		},
+		while: "uvm.eviction", use: "uvm.eviction=" + strings.Join(chunkEvictions, ", "),
+		note: "or uvm.adaptive=uvmsmart, whose tree eviction uses it"},
+
+	// The oversubscription runtimes.
+	{keys: []string{"uvm.uvmsmart.*"},
+		on:    func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveUVMSmart },
+		while: "uvm.adaptive", use: "uvm.adaptive=uvmsmart"},
+	{keys: []string{"uvm.suv.*"},
+		on:    func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveSUV || c.UVM.Adaptive == uvm.AdaptiveSC },
+		while: "uvm.adaptive", use: "uvm.adaptive=suv or sc"},
+	{keys: []string{"uvm.suv.density_threshold"},
+		on:    func(c *Config) bool { return c.UVM.Adaptive != uvm.AdaptiveSC },
+		while: "uvm.adaptive", use: "uvm.adaptive=suv", note: "SC ranks whole structures by access count"},
+	{keys: []string{"uvm.observuvm.*"},
+		on:    func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveObservUVM },
+		while: "uvm.adaptive", use: "uvm.adaptive=observuvm"},
+	{keys: []string{"uvm.observuvm.tournament_policies", "uvm.observuvm.tournament_threshold", "uvm.observuvm.tournament_factor"},
+		on:    func(c *Config) bool { return c.UVM.ObservUVM.Policy == observuvm.Tournament },
+		while: "uvm.observuvm.policy", use: "uvm.observuvm.policy=tournament"},
+	{keys: []string{"uvm.observuvm.lfu_bins", "uvm.observuvm.lfu_keep_history"},
+		on: func(c *Config) bool {
+			return observPolicyRuns(c, observuvm.LFU) || c.UVM.ObservUVM.Policy == observuvm.Tournament
+		},
+		while: "uvm.observuvm.policy", use: "uvm.observuvm.policy=lfu (or tournament with lfu among its policies)"},
+	{keys: []string{"uvm.observuvm.lfu_bins", "uvm.observuvm.lfu_keep_history"},
+		on:    func(c *Config) bool { return observPolicyRuns(c, observuvm.LFU) },
+		while: "uvm.observuvm.tournament_policies", use: "uvm.observuvm.tournament_policies with lfu among them"},
+	{keys: []string{"uvm.observuvm.cp_protected", "uvm.observuvm.cp_step", "uvm.observuvm.cp_victim"},
+		on: func(c *Config) bool {
+			return observPolicyRuns(c, observuvm.CP) || c.UVM.ObservUVM.Policy == observuvm.Tournament
+		},
+		while: "uvm.observuvm.policy", use: "uvm.observuvm.policy=cp (or tournament with cp among its policies)"},
+	{keys: []string{"uvm.observuvm.cp_protected", "uvm.observuvm.cp_step", "uvm.observuvm.cp_victim"},
+		on:    func(c *Config) bool { return observPolicyRuns(c, observuvm.CP) },
+		while: "uvm.observuvm.tournament_policies", use: "uvm.observuvm.tournament_policies with cp among them"},
+	{keys: []string{"uvm.observuvm.tbp_threshold"},
+		on: func(c *Config) bool {
+			s := c.UVM.ObservUVM.Shallow
+			return s == observuvm.ShallowTBP || s == observuvm.ShallowFDP
+		},
+		while: "uvm.observuvm.shallow", use: "uvm.observuvm.shallow=tbp or fdp"},
+	{keys: []string{"uvm.observuvm.ap_threshold"},
+		on: func(c *Config) bool {
+			s := c.UVM.ObservUVM.Shallow
+			return s == observuvm.ShallowAP || s == observuvm.ShallowFDP
+		},
+		while: "uvm.observuvm.shallow", use: "uvm.observuvm.shallow=ap or fdp"},
+	// Not feedback_regions and trigger_regions, FDP's and RGP's budgets:
+	// the ObservUVM figures scale all three budgets of every run together
+	// (figures.observBudgets), with FDP and RGP or without.
+	{keys: []string{"uvm.observuvm.fdp_threshold", "uvm.observuvm.fdp_ratio", "uvm.observuvm.fdp_reset",
+		"uvm.observuvm.fdp_literal_count_sum"},
+		on:    func(c *Config) bool { return c.UVM.ObservUVM.Shallow == observuvm.ShallowFDP },
+		while: "uvm.observuvm.shallow", use: "uvm.observuvm.shallow=fdp"},
+	{keys: []string{"uvm.observuvm.rgp_confidence", "uvm.observuvm.rgp_window", "uvm.observuvm.rgp_degree",
+		"uvm.observuvm.rgp_lookahead"},
+		on:    func(c *Config) bool { return c.UVM.ObservUVM.Deep == observuvm.DeepRGP },
+		while: "uvm.observuvm.deep", use: "uvm.observuvm.deep=rgp"},
+	{keys: []string{"uvm.observuvm.max_samples", "uvm.observuvm.monitor_set", "uvm.observuvm.adapt_period",
+		"uvm.observuvm.refault_raise", "uvm.observuvm.quiet_lower"},
+		on:    func(c *Config) bool { return c.UVM.ObservUVM.AdaptiveSamples },
+		while: "uvm.observuvm.adaptive_samples", use: "uvm.observuvm.adaptive_samples=true"},
+
+	// Links: one GPU has no peer, and each PCIe model reads its own keys.
+	{keys: []string{"topology", "link.nvlink_gbps", "link.nvlink_latency_ns", "link.switch_latency_ns"},
+		on:    func(c *Config) bool { return c.GPUs > 1 },
+		while: "gpus", use: "gpus to 2 or more", note: "one GPU has no peer to reach over NVLink"},
+	{keys: []string{"link.switch_latency_ns"},
+		on:    func(c *Config) bool { return c.Topology == "switch" },
+		while: "topology", use: "topology=switch"},
+	{keys: []string{"link.pcie_latency_ns"},
+		on:    func(c *Config) bool { return c.Link.PCIeModel == interconnect.PCIeOneWay },
+		while: "link.pcie_model", use: "link.pcie_model=oneway", note: "rtt charges link.pcie_rtt_ns/2 instead"},
+	{keys: []string{"link.pcie_rtt_ns"},
+		on:    func(c *Config) bool { return c.Link.PCIeModel == interconnect.PCIeRTT },
+		while: "link.pcie_model", use: "link.pcie_model=rtt"},
+	{keys: []string{"link.pcie_curve_a", "link.pcie_curve_b"},
+		on:    func(c *Config) bool { return c.Link.PCIeModel == interconnect.PCIeUVMSmart },
+		while: "link.pcie_model", use: "link.pcie_model=uvmsmart"},
+	{keys: []string{"link.pcie_gbps"},
+		on:    func(c *Config) bool { return c.Link.PCIeModel != interconnect.PCIeUVMSmart },
+		while: "link.pcie_model", use: "link.pcie_model=oneway or rtt",
+		note: "the uvmsmart curve's bandwidth is link.pcie_curve_a"},
+}
+
+// The eviction policies that evict by chunk (uvm.eviction_chunk) or by
+// basic block (uvm.prefetch.block_size) under software fault handling.
+var (
+	chunkEvictions = []string{eviction.LRM2MB, eviction.LRU2MB, eviction.LFU2MB, eviction.TBN}
+	blockEvictions = []string{eviction.SequentialLocal, eviction.TBN, eviction.LinearRandom}
+)
+
+// observPolicyRuns reports whether ObservUVM's eviction policy p runs: it
+// is the policy, or one of the Tournament's.
+func observPolicyRuns(c *Config, p string) bool {
+	o := c.UVM.ObservUVM
+	return o.Policy == p || o.Policy == observuvm.Tournament && slices.Contains(o.Constituents(), p)
+}
+
+// A requirement is a feature that runs only with another setting.
+type requirement struct {
+	key string
+	// on reports whether the feature is on, ok whether what it needs holds.
+	on, ok func(c *Config) bool
+	// need says why and what to set, as "<reason>: set <key>=<value>".
+	need func(c *Config) string
+}
+
+func says(s string) func(*Config) string { return func(*Config) string { return s } }
+
+func software(c *Config) bool { return c.UVM.FaultHandling != uvm.HandlingHardware }
+
+func isTBN(c *Config) bool { return c.UVM.Prefetch.Policy == prefetch.TBN }
+
+func hardware(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingHardware }
+
+// requirements is every requirement between config keys.
+var requirements = []requirement{
+	{key: "uvm.prefetch_control", on: func(c *Config) bool { return c.UVM.PrefetchControl == uvm.ControlEarlyAdaptor },
+		ok: isTBN, need: says("steers the tree prefetcher: set uvm.prefetch.policy=tbn")},
+	{key: "uvm.observuvm.shallow", on: func(c *Config) bool {
+		return c.UVM.Adaptive == uvm.AdaptiveObservUVM && c.UVM.ObservUVM.Shallow != observuvm.ShallowOff
+	}, ok: isTBN, need: says("sets the tree prefetcher's threshold: set uvm.prefetch.policy=tbn (or uvm.observuvm.shallow=off)")},
+	{key: "uvm.fault_handling", on: hardware, ok: func(c *Config) bool { return c.UVM.Prefetch.Policy == prefetch.Off },
+		need: says("has no prefetcher beyond its 64KB page-group (UVMMU §V-B): set uvm.prefetch.policy=off")},
+	{key: "uvm.fault_handling", on: hardware, ok: func(c *Config) bool { return c.PageSize == c.UVM.UVMMU.PageBytes },
+		need: func(c *Config) string {
+			return fmt.Sprintf("moves %v pages: set page_size=%v (or uvm.uvmmu.page_bytes)", c.UVM.UVMMU.PageBytes, c.UVM.UVMMU.PageBytes)
+		}},
+	{key: "uvm.fault_handling", on: hardware, ok: func(c *Config) bool { return c.Placement == "host" },
+		need: says("starts with every page on the host (UVMMU §IV-C bring-up): set placement=host")},
+	{key: "uvm.adaptive", on: func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveSUV || c.UVM.Adaptive == uvm.AdaptiveSC },
+		ok: software, need: says("plans for the driver's software fault handling: set uvm.fault_handling=software")},
+	{key: "uvm.adaptive", on: func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveObservUVM },
+		ok: software, need: says("drives the driver's software fault handling: set uvm.fault_handling=software")},
+	{key: "uvm.adaptive", on: func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveUVMSmart },
+		ok: software, need: says("adapts the driver's software fault handling: set uvm.fault_handling=software")},
+}
+
+// keyRules are the tables' keys resolved against Config, once.
+type keyRules struct {
+	keys  [][]string // dependencies[i]'s keys, ".*" expanded
+	index map[string]int
+	def   []string // every leaf's default value, by index
+}
+
+var rules = sync.OnceValues(func() (keyRules, error) {
+	var r keyRules
+	ls := leaves(reflect.ValueOf(DefaultConfig()), "", nil)
+	r.index = map[string]int{}
+	for i, l := range ls {
+		r.index[l.key] = i
+		r.def = append(r.def, formatValue(l.v))
+	}
+	for _, d := range dependencies {
+		var ks []string
+		for _, k := range d.keys {
+			if prefix, ok := strings.CutSuffix(k, ".*"); ok {
+				for _, l := range ls {
+					if strings.HasPrefix(l.key, prefix+".") {
+						ks = append(ks, l.key)
+					}
+				}
+				if len(ks) == 0 {
+					return r, fmt.Errorf("dependency key %q: no key below %s", k, prefix)
+				}
+				continue
+			}
+			if _, ok := r.index[k]; !ok {
+				return r, fmt.Errorf("dependency key %q is not a config key", k)
+			}
+			ks = append(ks, k)
+		}
+		if _, ok := r.index[d.while]; !ok {
+			return r, fmt.Errorf("dependency condition %q is not a config key", d.while)
+		}
+		r.keys = append(r.keys, ks)
+	}
+	for _, q := range requirements {
+		if _, ok := r.index[q.key]; !ok {
+			return r, fmt.Errorf("requirement key %q is not a config key", q.key)
+		}
+	}
+	return r, nil
+})
+
+// shown is a value as Validate's messages show it: strings quoted.
+func shown(v reflect.Value) string {
+	if v.Kind() == reflect.String {
+		return fmt.Sprintf("%q", v.String())
+	}
+	return formatValue(v)
+}
+
+// ruleErrors applies the requirements and the dependencies to c. prior
+// are the errors Validate found already: a rule on a key they name, or
+// whose condition is such a key ("while gpus = 0"), would only repeat them.
+func (c *Config) ruleErrors(prior []error) []error {
+	r, err := rules()
+	if err != nil {
+		return []error{fmt.Errorf("internal error: %w", err)} // the tables' test keeps this from happening
+	}
+	bad := map[string]bool{}
+	for _, e := range prior {
+		if k, _, ok := strings.Cut(e.Error(), " = "); ok {
+			bad[k] = true
+		}
+	}
+	ls := leaves(reflect.ValueOf(c).Elem(), "", nil)
+	var errs []error
+	for _, q := range requirements {
+		if q.on(c) && !q.ok(c) && !bad[q.key] {
+			errs = append(errs, fmt.Errorf("%s = %s: %s", q.key, shown(ls[r.index[q.key]].v), q.need(c)))
+		}
+	}
+	reported := map[string]bool{}
+	for i, d := range dependencies {
+		if d.on(c) || bad[d.while] {
+			continue
+		}
+		for _, k := range r.keys[i] {
+			j := r.index[k]
+			if reported[k] || bad[k] || formatValue(ls[j].v) == r.def[j] {
+				continue
+			}
+			reported[k] = true
+			note := ""
+			if d.note != "" {
+				note = " (" + d.note + ")"
+			}
+			errs = append(errs, fmt.Errorf("%s = %s: has no effect while %s = %s; set %s to use it%s",
+				k, shown(ls[j].v), d.while, shown(ls[r.index[d.while]].v), d.use, note))
+		}
+	}
+	return errs
+}
+
+// InEffect reports whether key takes effect in c: false for a key of the
+// dependencies table while its feature is off in c, true for every other
+// key. A generated config (characterize's zero-latency system) sets only
+// the keys in effect, as Validate accepts no other key away from its
+// default.
+func (c Config) InEffect(key string) bool {
+	r, err := rules()
+	if err != nil {
+		return true
+	}
+	for i, d := range dependencies {
+		if slices.Contains(r.keys[i], key) && !d.on(&c) {
+			return false
+		}
+	}
+	return true
+}
