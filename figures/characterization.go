@@ -95,6 +95,9 @@ type CharInput struct {
 	Objects map[string]AppObjects
 	// OASIS are the timed runs under OASIS the figure asked for.
 	OASIS map[string]*platform.Result
+	// OnTouch are the timed on-touch runs, and Moves their page moves.
+	OnTouch map[string]*platform.Result
+	Moves   map[string]*MoveProfile
 }
 
 // CharFigure is one characterization figure.
@@ -109,7 +112,10 @@ type CharFigure struct {
 	// OASIS are the workloads the figure reads a timed OASIS run of (at
 	// the defaults, 4 GPUs, seed 1, the figure's scale).
 	OASIS []string
-	Build func(in CharInput) CharOutput
+	// OnTouch are the workloads the figure reads a timed on-touch run of,
+	// with its page moves recorded.
+	OnTouch []string
+	Build   func(in CharInput) CharOutput
 }
 
 // CharOutput is a built figure: plots (each with its CSV), further tables
@@ -164,7 +170,7 @@ const shareTolerance = 0.10
 
 // CharFigures lists the characterization figures.
 func CharFigures() []CharFigure {
-	return []CharFigure{fig3(), table2(), fig4(), fig5(), fig6(), fig7(), fig20(), uniformity(), oasisDecisions()}
+	return []CharFigure{fig3(), table2(), fig4(), fig5(), fig6(), fig7(), fig20(), uniformity(), oasisDecisions(), pingpong()}
 }
 
 // CharAll is the name that builds every characterization figure, sharing
@@ -312,8 +318,9 @@ func Inventory(workload string, scale float64) (AppObjects, error) {
 
 // BuildChar builds f from finished runs (planned by PlanChar) and
 // inventories.
-func BuildChar(f CharFigure, runs map[CharNeed]CharRun, resolve func(CharNeed) CharNeed, inv map[string]AppObjects, oasis map[string]*platform.Result) CharOutput {
-	in := CharInput{Results: map[string]*characterize.Result{}, Objects: map[string]AppObjects{}, OASIS: oasis}
+func BuildChar(f CharFigure, runs map[CharNeed]CharRun, resolve func(CharNeed) CharNeed, inv map[string]AppObjects, timed Timed) CharOutput {
+	in := CharInput{Results: map[string]*characterize.Result{}, Objects: map[string]AppObjects{},
+		OASIS: timed.OASIS, OnTouch: timed.OnTouch, Moves: timed.Moves}
 	for _, n := range f.Needs {
 		if r, ok := runs[resolve(n)]; ok {
 			in.Results[n.Workload] = r.Result
@@ -325,6 +332,36 @@ func BuildChar(f CharFigure, runs map[CharNeed]CharRun, resolve func(CharNeed) C
 		}
 	}
 	return f.Build(in)
+}
+
+// Timed are the timed runs of some figures (RunTimed).
+type Timed struct {
+	OASIS, OnTouch map[string]*platform.Result
+	Moves          map[string]*MoveProfile
+}
+
+// RunTimedFor runs the timed runs figs ask for.
+func RunTimedFor(figs []CharFigure, scale float64, jobs int, log io.Writer) (Timed, error) {
+	var oasis, onTouch []string
+	for _, f := range figs {
+		for _, w := range f.OASIS {
+			if !slices.Contains(oasis, w) {
+				oasis = append(oasis, w)
+			}
+		}
+		for _, w := range f.OnTouch {
+			if !slices.Contains(onTouch, w) {
+				onTouch = append(onTouch, w)
+			}
+		}
+	}
+	var t Timed
+	var err error
+	if t.OASIS, _, err = RunTimed(oasis, "oasis", false, scale, jobs, log); err != nil {
+		return t, err
+	}
+	t.OnTouch, t.Moves, err = RunTimed(onTouch, "on-touch", true, scale, jobs, log)
+	return t, err
 }
 
 // Files lists the files Write writes for base, in order.

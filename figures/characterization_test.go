@@ -680,7 +680,7 @@ func TestCharFigureFromARun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := BuildChar(fig[0], done, resolve, nil, nil)
+	o := BuildChar(fig[0], done, resolve, nil, Timed{})
 	if len(o.Plots) != 1 || len(o.Plots[0].Table.Apps) != characterize.DefaultIntervals {
 		t.Fatalf("%+v", o)
 	}

@@ -172,10 +172,12 @@ func orDash(s string) string {
 	return s
 }
 
-// RunOASIS runs each workload under OASIS at the defaults (4 GPUs, seed 1)
-// at scale, jobs at a time: the runs a figure's OASIS field asks for.
-func RunOASIS(workloads []string, scale float64, jobs int, log io.Writer) (map[string]*platform.Result, error) {
-	out := map[string]*platform.Result{}
+// RunTimed runs each workload under policy at the defaults (4 GPUs, seed
+// 1) at scale, jobs at a time: the timed runs a figure's OASIS and
+// OnTouch fields ask for. With profile, each run records its GPU-to-GPU
+// page moves.
+func RunTimed(workloads []string, policy string, profile bool, scale float64, jobs int, log io.Writer) (map[string]*platform.Result, map[string]*MoveProfile, error) {
+	out, moves := map[string]*platform.Result{}, map[string]*MoveProfile{}
 	var mu sync.Mutex
 	var firstErr error
 	sem := make(chan struct{}, max(1, jobs))
@@ -188,23 +190,28 @@ func RunOASIS(workloads []string, scale float64, jobs int, log io.Writer) (map[s
 			defer func() { <-sem }()
 			cfg := platform.DefaultConfig()
 			cfg.GPUs = CharGPUs
+			o := platform.Options{Workload: w, Policy: policy, Seed: CharSeed, Scale: scale, Size: "auto", Config: cfg}
+			var prof *MoveProfile
+			if profile {
+				prof = NewMoveProfile()
+				o.Moves = prof
+			}
 			start := time.Now()
-			res, err := platform.Run(platform.Options{Workload: w, Policy: "oasis", Seed: CharSeed, Scale: scale, Size: "auto", Config: cfg})
+			res, err := platform.Run(o)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				if firstErr == nil {
-					firstErr = fmt.Errorf("%s under oasis: %w", w, err)
+					firstErr = fmt.Errorf("%s under %s: %w", w, policy, err)
 				}
 				return
 			}
-			out[w] = res
+			out[w], moves[w] = res, prof
 			if log != nil {
-				fmt.Fprintf(log, "ran %s under oasis (scale %g, %d GPUs): %d policy changes in %.1f s\n",
-					w, scale, CharGPUs, len(res.PolicyHistory), time.Since(start).Seconds())
+				fmt.Fprintf(log, "ran %s under %s (scale %g, %d GPUs) in %.1f s\n", w, policy, scale, CharGPUs, time.Since(start).Seconds())
 			}
 		}()
 	}
 	wg.Wait()
-	return out, firstErr
+	return out, moves, firstErr
 }

@@ -58,3 +58,27 @@ func TestPolicyShares(t *testing.T) {
 		t.Errorf("a decision at the end: %v", s)
 	}
 }
+
+// TestMoveProfile counts moves per page, the gaps between a page's moves,
+// the moves straight back, and the GPUs a page visited.
+func TestMoveProfile(t *testing.T) {
+	m := NewMoveProfile()
+	m.Moved(7, 0, 1, 1e-6) // page 7: 0 -> 1 -> 0 -> 2
+	m.Moved(7, 1, 0, 1.5e-6)
+	m.Moved(7, 0, 2, 30e-6)
+	m.Moved(9, 2, 3, 2e-6) // page 9 moves once
+	s := m.Summary()
+	if s.Pages != 2 || s.Moves != 4 || s.PerPageMax != 3 || s.PerPageP50 != 3 {
+		t.Fatalf("summary %+v", s)
+	}
+	// Gaps: 500 ns and 28.5 µs; one of two moves back.
+	if s.Within != [3]float64{0.5, 0.5, 1} || s.Back != 0.5 || math.Abs(s.GapP50Ns-28500) > 1e-6 {
+		t.Errorf("gaps %+v back %g p50 %g", s.Within, s.Back, s.GapP50Ns)
+	}
+	if s.GPUs != 2.5 { // page 7 visited 3 GPUs, page 9 two
+		t.Errorf("GPUs per page %g", s.GPUs)
+	}
+	if e := NewMoveProfile().Summary(); e.Pages != 0 || e.Moves != 0 {
+		t.Errorf("empty %+v", e)
+	}
+}

@@ -45,6 +45,9 @@ type Options struct {
 	// workload, when set, runs in place of the named one: a test's
 	// workload that the registry, and so `mgpu list`, never shows.
 	workload benchmarks.Workload
+	// Moves, if set, is told of every GPU-to-GPU page move (see
+	// uvm.MoveObserver).
+	Moves uvm.MoveObserver
 	// Launches, if set, is told of every kernel start (the characteriser's
 	// phases); see LaunchObserver.
 	Launches LaunchObserver
@@ -217,7 +220,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 	if s.opts.directBuffer > 0 {
 		bufSize, delay = s.opts.directBuffer, sim.VTimeInSec(1e-9)
 	}
-	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithBufferSize(bufSize).WithRecvDelay(delay).WithGPUs(n).WithConfig(c.UVM).WithSeed(s.opts.Seed).WithLineSize(int(c.GPU.LineSize)).WithClockMHz(c.GPU.FreqMHz).WithPolicy(s.opts.Policy, c.Policy).
+	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithBufferSize(bufSize).WithRecvDelay(delay).WithGPUs(n).WithConfig(c.UVM).WithSeed(s.opts.Seed).WithMoveObserver(s.opts.Moves).WithLineSize(int(c.GPU.LineSize)).WithClockMHz(c.GPU.FreqMHz).WithPolicy(s.opts.Policy, c.Policy).
 		WithPages(pageSize, pages).WithCounters(cptr).WithCapacity(s.capacity).WithLogger(s.log).
 		WithObjectLookup(func(ptr uint64) int {
 			if o := s.alloc.ObjectAt(objtable.Strip(ptr)); o != nil {

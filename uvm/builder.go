@@ -36,7 +36,18 @@ type Builder struct {
 	line     int
 	objects  bool // objectOf knows the allocations
 	clockMHz float64
+	moves    MoveObserver
 }
+
+// MoveObserver is told of every page the driver moves from one GPU to
+// another (not replicas, not host copies), when the copy is issued: the
+// ping-pong analysis of on-touch migration. It must not change the run.
+type MoveObserver interface {
+	Moved(page uint64, from, to int, now sim.VTimeInSec)
+}
+
+// WithMoveObserver sets the observer of GPU-to-GPU page moves.
+func (b Builder) WithMoveObserver(o MoveObserver) Builder { b.moves = o; return b }
 
 // MakeBuilder returns a builder with the default driver config.
 func MakeBuilder() Builder {
@@ -135,7 +146,7 @@ func (b Builder) BuildService() (*Service, error) {
 	s := &Service{
 		cfg: b.cfg, gpus: gpus, table: NewPageTable(b.pages),
 		objectOf: b.objectOf, objects: b.objects, counters: counters, pageSize: b.pageSize,
-		build: uvmproto.MakeBuilder().WithPageSize(b.pageSize),
+		build: uvmproto.MakeBuilder().WithPageSize(b.pageSize), moves: b.moves,
 	}
 	if b.cfg.HostThreads < 0 {
 		return nil, fmt.Errorf("uvm.Builder: %d host threads: must be >= 0", b.cfg.HostThreads)

@@ -37,6 +37,7 @@ type Service struct {
 	check    *Checker
 	counters []*stats.Counters
 	build    uvmproto.Builder
+	moves    MoveObserver
 
 	queue       []pendingBatch
 	cur         *batch
@@ -647,6 +648,9 @@ func (s *Service) startTransfers(now sim.VTimeInSec) {
 			s.check.Copied(t.From, t.To, t.Page)
 		}
 		s.countTransfer(t)
+		if s.moves != nil && !t.Replica && t.From != Host && t.To != Host {
+			s.moves.Moved(t.Page, t.From, t.To, now)
+		}
 		if s.thrash != nil && !t.Replica {
 			s.thrash.moved(t.Page, now)
 		}

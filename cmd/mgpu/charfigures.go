@@ -23,14 +23,9 @@ func runCharFigures(figs []figures.CharFigure, scale float64, jobs int, out stri
 	}
 	start := time.Now()
 	var needs []figures.CharNeed
-	var inventory, oasis []string
+	var inventory []string
 	for _, f := range figs {
 		needs = append(needs, f.Needs...)
-		for _, w := range f.OASIS {
-			if !slices.Contains(oasis, w) {
-				oasis = append(oasis, w)
-			}
-		}
 		for _, w := range f.Inventory {
 			if !slices.Contains(inventory, w) {
 				inventory = append(inventory, w)
@@ -50,7 +45,7 @@ func runCharFigures(figs []figures.CharFigure, scale float64, jobs int, out stri
 	if err != nil {
 		return inputError{err}
 	}
-	timed, err := figures.RunOASIS(oasis, scale, jobs, stderr)
+	timed, err := figures.RunTimedFor(figs, scale, jobs, stderr)
 	if err != nil {
 		return inputError{err}
 	}
@@ -73,8 +68,11 @@ func runCharFigures(figs []figures.CharFigure, scale float64, jobs int, out stri
 		fmt.Fprintf(stdout, "\n==== %s: %s (scale %g, %d GPUs, seed %d)\n", f.Name, f.Title, scale, figures.CharGPUs, figures.CharSeed)
 		if len(used) > 0 {
 			fmt.Fprintf(stdout, "characterizations: %s (%.1f s of runs)\n", strings.Join(used, ", "), wall.Seconds())
-		} else {
+		} else if len(f.OASIS)+len(f.OnTouch) == 0 {
 			fmt.Fprintf(stdout, "from the workloads' set-up alone (no run)\n")
+		}
+		if n := len(f.OASIS) + len(f.OnTouch); n > 0 {
+			fmt.Fprintf(stdout, "timed runs: %d under OASIS, %d under on-touch\n", len(f.OASIS), len(f.OnTouch))
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", strings.Join(o.Files(base), ", "))
 		if err := o.Print(stdout); err != nil {
