@@ -252,41 +252,55 @@ func charParams(scale float64) benchmarks.Params {
 func RunChar(runs []CharNeed, scale float64, jobs int, log io.Writer) (map[CharNeed]CharRun, error) {
 	out := map[CharNeed]CharRun{}
 	var mu sync.Mutex
-	var firstErr error
+	err := inParallel(runs, jobs, func(n CharNeed) error {
+		cfg := platform.DefaultConfig()
+		cfg.GPUs = CharGPUs
+		start := time.Now()
+		res, err := characterize.Run(n.Workload, charParams(scale),
+			characterize.Options{Config: cfg, PhaseIntervals: n.Intervals == PhaseIntervals})
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		r := CharRun{n, res, time.Since(start)}
+		out[n] = r
+		if log != nil {
+			fmt.Fprintf(log, "characterized %s (%s, scale %g, %d GPUs): %d objects, %d phases, %.2fM page accesses in %.1f s\n",
+				n.Workload, n.Intervals, scale, CharGPUs, len(res.Objects), len(res.Phases), float64(res.Accesses)/1e6, r.Wall.Seconds())
+			for _, w := range res.Warnings {
+				fmt.Fprintf(log, "  warning: %s\n", w)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// inParallel calls run on every item, jobs at a time, and returns the
+// first error (in completion order).
+func inParallel[T any](items []T, jobs int, run func(T) error) error {
+	var mu sync.Mutex
+	var first error
 	sem := make(chan struct{}, max(1, jobs))
 	var wg sync.WaitGroup
-	for _, n := range runs {
+	for _, it := range items {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			cfg := platform.DefaultConfig()
-			cfg.GPUs = CharGPUs
-			start := time.Now()
-			res, err := characterize.Run(n.Workload, charParams(scale),
-				characterize.Options{Config: cfg, PhaseIntervals: n.Intervals == PhaseIntervals})
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if firstErr == nil {
-					firstErr = err
+			if err := run(it); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
 				}
-				return
-			}
-			r := CharRun{n, res, time.Since(start)}
-			out[n] = r
-			if log != nil {
-				fmt.Fprintf(log, "characterized %s (%s, scale %g, %d GPUs): %d objects, %d phases, %.2fM page accesses in %.1f s\n",
-					n.Workload, n.Intervals, scale, CharGPUs, len(res.Objects), len(res.Phases), float64(res.Accesses)/1e6, r.Wall.Seconds())
-				for _, w := range res.Warnings {
-					fmt.Fprintf(log, "  warning: %s\n", w)
-				}
+				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	return out, firstErr
+	return first
 }
 
 // Inventory sets workload up at scale on 4 GPUs (seed 1) without

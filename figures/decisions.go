@@ -179,39 +179,27 @@ func orDash(s string) string {
 func RunTimed(workloads []string, policy string, profile bool, scale float64, jobs int, log io.Writer) (map[string]*platform.Result, map[string]*MoveProfile, error) {
 	out, moves := map[string]*platform.Result{}, map[string]*MoveProfile{}
 	var mu sync.Mutex
-	var firstErr error
-	sem := make(chan struct{}, max(1, jobs))
-	var wg sync.WaitGroup
-	for _, w := range workloads {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			cfg := platform.DefaultConfig()
-			cfg.GPUs = CharGPUs
-			o := platform.Options{Workload: w, Policy: policy, Seed: CharSeed, Scale: scale, Size: "auto", Config: cfg}
-			var prof *MoveProfile
-			if profile {
-				prof = NewMoveProfile()
-				o.Moves = prof
-			}
-			start := time.Now()
-			res, err := platform.Run(o)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if firstErr == nil {
-					firstErr = fmt.Errorf("%s under %s: %w", w, policy, err)
-				}
-				return
-			}
-			out[w], moves[w] = res, prof
-			if log != nil {
-				fmt.Fprintf(log, "ran %s under %s (scale %g, %d GPUs) in %.1f s\n", w, policy, scale, CharGPUs, time.Since(start).Seconds())
-			}
-		}()
-	}
-	wg.Wait()
-	return out, moves, firstErr
+	err := inParallel(workloads, jobs, func(w string) error {
+		cfg := platform.DefaultConfig()
+		cfg.GPUs = CharGPUs
+		o := platform.Options{Workload: w, Policy: policy, Seed: CharSeed, Scale: scale, Size: "auto", Config: cfg}
+		var prof *MoveProfile
+		if profile {
+			prof = NewMoveProfile()
+			o.Moves = prof
+		}
+		start := time.Now()
+		res, err := platform.Run(o)
+		if err != nil {
+			return fmt.Errorf("%s under %s: %w", w, policy, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		out[w], moves[w] = res, prof
+		if log != nil {
+			fmt.Fprintf(log, "ran %s under %s (scale %g, %d GPUs) in %.1f s\n", w, policy, scale, CharGPUs, time.Since(start).Seconds())
+		}
+		return nil
+	})
+	return out, moves, err
 }
