@@ -101,7 +101,7 @@ var dependencies = []dependency{
 		note: "UVMMU handles faults in the GPU: its time is uvm.uvmmu.handling_cycles"},
 
 	// The driver's thrashing control.
-	{keys: []string{"uvm.thrashing_lapse_ns", "uvm.thrashing_threshold", "uvm.thrashing_pin_threshold"},
+	{keys: []string{"uvm.thrashing_lapse_ns", "uvm.thrashing_threshold", "uvm.thrashing_pin_threshold", "uvm.thrashing_faults"},
 		on:    func(c *Config) bool { return c.UVM.Thrashing },
 		while: "uvm.thrashing", use: "uvm.thrashing=true"},
 

@@ -157,6 +157,28 @@ func TestAccessCounterThrashingControl(t *testing.T) {
 	}
 }
 
+// With the driver's thrashing detection applied to faults, on-touch stops
+// moving pingpong's pages once they thrash: faults on them map the page
+// remotely where it is, so GPU-to-GPU migrations fall and remote lines
+// appear; the coherence checker runs throughout.
+func TestOnTouchThrashingFaults(t *testing.T) {
+	t.Parallel()
+	run := func(on bool) *Result {
+		c := small(4)
+		c.Check = true
+		if on {
+			c.UVM.Thrashing, c.UVM.ThrashingFaults = true, true
+			c.UVM.ThrashingLapseNs = 1e9 // every repeat move counts: the synthetic run is short
+		}
+		return mustRun(t, Options{Workload: "pingpong", Policy: "on-touch", Iterations: 8, Config: c})
+	}
+	off, on := run(false), run(true)
+	if on.Totals.MigrationsD2D >= off.Totals.MigrationsD2D || off.Totals.RemoteLines != 0 || on.Totals.RemoteLines == 0 {
+		t.Fatalf("GPU-to-GPU migrations off %d, on %d; remote lines off %d, on %d",
+			off.Totals.MigrationsD2D, on.Totals.MigrationsD2D, off.Totals.RemoteLines, on.Totals.RemoteLines)
+	}
+}
+
 // MGPUSim's command processor invalidates whole caches on a shootdown: with
 // it, a workload whose pages move between GPUs hits less in L2.
 func TestShootdownFlushesCaches(t *testing.T) {

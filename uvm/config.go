@@ -52,6 +52,14 @@ type Config struct {
 	ThrashingLapseNs      float64 `yaml:"thrashing_lapse_ns" doc:"two migrations of a page within this gap are a thrashing event (uvm_perf_thrashing_lapse_usec: 500us)"`
 	ThrashingThreshold    int     `yaml:"thrashing_threshold" doc:"consecutive thrashing events that mark a page thrashing (uvm_perf_thrashing_threshold: 3, max 7)"`
 	ThrashingPinThreshold int     `yaml:"thrashing_pin_threshold" doc:"ignored notifications before the page is pinned for 300 lapses (uvm_perf_thrashing_pin_threshold: 10)"`
+	// The driver applies the same detection to fault-driven migrations
+	// (uvm_perf_thrashing.c serves replayable faults first): a fault on a
+	// thrashing page is throttled, then the page is pinned and the
+	// faulting GPU maps it remotely. mgpu serves every such fault at once
+	// with a remote mapping where the page is (no nap). Off by default,
+	// like thrashing: the papers' on-touch baseline has none (issue 29's
+	// pingpong measurement is why it exists).
+	ThrashingFaults bool `yaml:"thrashing_faults" doc:"also apply thrashing detection to faults: a fault on a thrashing page maps it remotely where it is instead of migrating it (NVIDIA driver's THROTTLE/PIN; papers' simulators: off)"`
 	// Which pages leave a full GPU: the NVIDIA driver's 2 MB root chunks,
 	// least recently migrated in (open-gpu-kernel-modules
 	// kernel-open/nvidia-uvm/uvm_pmm_gpu.c, pick_root_chunk_to_evict: a chunk
