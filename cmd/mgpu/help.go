@@ -70,7 +70,8 @@ itself (gpus, seeds, ...): put those values in the spec's own list.
 		usage: "mgpu figure NAME [--quick] [--jobs N] [--out DIR] [--results DIR]",
 		about: "Runs (or reuses) the runs of one of the paper's figures, then writes its table as\nCSV and draws it as PNG and SVG. Names: " + strings.Join(figures.Names(), ", ") + ".\n" +
 			"The characterization figures (OASIS §IV and Fig. 20) are computed from zero-latency\n" +
-			"characterizations on 4 GPUs, seed 1 (not cached), and compare mgpu with the paper's\n" +
+			"characterizations on 4 GPUs, seed 1 (not cached; oasis-decisions and pingpong add\n" +
+			"timed OASIS and on-touch runs), and compare mgpu with the paper's\n" +
 			"statements in <name>-claims.csv: " + strings.Join(figures.CharNames(), ", ") + "; " + figures.CharAll + " builds them all.",
 		example: "mgpu figure fig15 --quick",
 	},
