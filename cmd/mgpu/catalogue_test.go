@@ -74,6 +74,8 @@ var catalogue = []catalogueRow{
 	{name: "tab in sweep spec", args: []string{"sweep", "$D/s.yaml", "--results", "$D/res"}, files: map[string]string{"s.yaml": "workloads: [mm]\npolicies:\n\t- oasis\n"}, code: 2, want: []string{"s.yaml", "YAML indents with spaces only"}},
 	{name: "tab in config file", args: []string{"run", "--config", "$D/c.yaml"}, files: map[string]string{"c.yaml": "gpu:\n\tcus: 4\n"}, code: 2, want: []string{"c.yaml", "YAML indents with spaces only"}},
 	{name: "--scale abc", args: []string{"run", "--scale", "abc"}, code: 2, want: []string{`"abc" is not a number`, "such as 1.5"}},
+	{name: "--quick=maybe", args: []string{"figure", "fig15", "--quick=maybe"}, code: 2, want: []string{`"maybe" is not true or false`, "=true or =false"}},
+	{name: "--check=2", args: []string{"run", "--check=2"}, code: 2, want: []string{`"2" is not true or false`}},
 	{name: "--oversubscribe 1e400", args: []string{"run", "--oversubscribe", "1e400"}, code: 2, want: []string{`"1e400" is out of range`}},
 	// Found while writing this table: a --set of a key whose flag is also given.
 	{name: "--gpus with --set gpus", args: []string{"run", "--gpus", "2", "--set", "gpus=8"}, code: 2, want: []string{"--set gpus=8 and --gpus 2 both set gpus"}},

@@ -28,9 +28,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	task := intFlag(fs, "task", -1, "run only this slice (0 .. tasks-1), as a job-array task does")
 	results := fs.String("results", "", "results directory (overrides the spec's 'results', default results)")
 	csvOut := fs.String("csv", "", "merged CSV path (default <results>/<spec name>.csv)")
-	noCSV := fs.Bool("no-csv", false, "do not write the merged CSV (array tasks; run mgpu collect after)")
+	noCSV := boolFlag(fs, "no-csv", false, "do not write the merged CSV (array tasks; run mgpu collect after)")
 	mgpu := fs.String("mgpu", "mgpu", "the mgpu binary the emitted commands call")
-	yes := fs.Bool("yes", false, fmt.Sprintf("run (or emit) a spec of more than %d runs", maxUnconfirmedRuns))
+	yes := boolFlag(fs, "yes", false, fmt.Sprintf("run (or emit) a spec of more than %d runs", maxUnconfirmedRuns))
 	var logLevel string
 	addLogLevelFlag(fs, &logLevel)
 	specPath, err := parsePositional(fs, args, stdout)
@@ -246,7 +246,7 @@ const quickScale = 0.2
 // cmdFigure: mgpu figure NAME [--quick] [--jobs N] [--out DIR]
 func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("figure")
-	quick := fs.Bool("quick", false, "smoke run at --scale 0.2")
+	quick := boolFlag(fs, "quick", false, "smoke run at --scale 0.2")
 	jobs := intFlag(fs, "jobs", runtime.NumCPU(), "runs in parallel")
 	out := fs.String("out", filepath.Join("results", "figures"), "directory for the figure's CSV, PNG and SVG")
 	results := fs.String("results", "results", "per-run results directory (shared across figures, so runs are reused)")

@@ -105,6 +105,37 @@ func float64Var(fs *flag.FlagSet, p *float64, name string, value float64, usage 
 	fs.Var(numberFloat{p}, name, usage)
 }
 
+// plainBool is a boolean flag, given alone or as --flag=true/false, whose
+// error says what to write: the flag package says only "parse error".
+type plainBool struct{ p *bool }
+
+func (b plainBool) String() string { return strconv.FormatBool(b.p != nil && *b.p) }
+
+// IsBoolFlag lets the flag be given alone, as flag.Bool's is.
+func (b plainBool) IsBoolFlag() bool { return true }
+
+func (b plainBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("%q is not true or false: give the flag alone to turn it on, or write =true or =false", s)
+	}
+	*b.p = v
+	return nil
+}
+
+// boolVar defines a boolean flag with plainBool's errors.
+func boolVar(fs *flag.FlagSet, p *bool, name string, value bool, usage string) {
+	*p = value
+	fs.Var(plainBool{p}, name, usage)
+}
+
+// boolFlag defines a boolean flag and returns where it is stored.
+func boolFlag(fs *flag.FlagSet, name string, value bool, usage string) *bool {
+	p := new(bool)
+	boolVar(fs, p, name, value, usage)
+	return p
+}
+
 // onceString is a string flag that may be given once: a second --config
 // used to replace the first without a word.
 type onceString struct{ p *string }

@@ -13,7 +13,7 @@ import (
 
 func cmdList(args []string, w io.Writer) error {
 	fs := newFlagSet("list")
-	asYAML := fs.Bool("yaml", false, "print every config key as a complete YAML config file for --config (defaults, sources as comments), as configs/oasis-4gpu.yaml holds it")
+	asYAML := boolFlag(fs, "yaml", false, "print every config key as a complete YAML config file for --config (defaults, sources as comments), as configs/oasis-4gpu.yaml holds it")
 	if err := noArgs(fs, args, w); err != nil {
 		return err
 	}

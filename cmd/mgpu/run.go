@@ -170,7 +170,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, *flag.FlagSet, e
 	f.register(fs, "run")
 	fs.StringVar(&f.policy, "policy", "on-touch", "page-management policy (see 'mgpu list')")
 	float64Var(fs, &f.oversubscribe, "oversubscribe", 0, "oversubscription factor `F`: GPU capacity = footprint / GPUs / F (e.g. 1.5); 0 = off")
-	fs.BoolVar(&f.check, "check", false, "coherence checking mode (slower)")
+	boolVar(fs, &f.check, "check", false, "coherence checking mode (slower)")
 	fs.StringVar(&f.out, "out", "", "write the JSON result here")
 	fs.StringVar(&f.csv, "csv", "", "write a one-row CSV result here")
 	addLogLevelFlag(fs, &f.logLevel)
