@@ -93,11 +93,8 @@ func (o ObjectInfo) Pages() uint64 {
 type CharInput struct {
 	Results map[string]*characterize.Result
 	Objects map[string]AppObjects
-	// OASIS are the timed runs under OASIS the figure asked for.
-	OASIS map[string]*platform.Result
-	// OnTouch are the timed on-touch runs, and Moves their page moves.
-	OnTouch map[string]*platform.Result
-	Moves   map[string]*MoveProfile
+	// Timed are the timed runs the figure asked for (OASIS, OnTouch).
+	Timed
 }
 
 // CharFigure is one characterization figure.
@@ -333,8 +330,7 @@ func Inventory(workload string, scale float64) (AppObjects, error) {
 // BuildChar builds f from finished runs (planned by PlanChar) and
 // inventories.
 func BuildChar(f CharFigure, runs map[CharNeed]CharRun, resolve func(CharNeed) CharNeed, inv map[string]AppObjects, timed Timed) CharOutput {
-	in := CharInput{Results: map[string]*characterize.Result{}, Objects: map[string]AppObjects{},
-		OASIS: timed.OASIS, OnTouch: timed.OnTouch, Moves: timed.Moves}
+	in := CharInput{Results: map[string]*characterize.Result{}, Objects: map[string]AppObjects{}, Timed: timed}
 	for _, n := range f.Needs {
 		if r, ok := runs[resolve(n)]; ok {
 			in.Results[n.Workload] = r.Result
@@ -348,7 +344,8 @@ func BuildChar(f CharFigure, runs map[CharNeed]CharRun, resolve func(CharNeed) C
 	return f.Build(in)
 }
 
-// Timed are the timed runs of some figures (RunTimed).
+// Timed are the timed runs of some figures (RunTimed): under OASIS, and
+// under on-touch with their page moves.
 type Timed struct {
 	OASIS, OnTouch map[string]*platform.Result
 	Moves          map[string]*MoveProfile

@@ -105,6 +105,9 @@ func buildDecisions(in CharInput) CharOutput {
 			continue
 		}
 		single := slices.Contains(onePhaseApps, w)
+		// An app whose kernel has implicit phases (st's iterations) shows
+		// its rw-mix objects' run class to no decision OASIS makes.
+		implicit := slices.ContainsFunc(res.Phases, func(p characterize.Phase) bool { return !p.Explicit })
 		names := map[int]string{}
 		for i := range res.Objects {
 			names[res.Objects[i].ID] = paperName(w, res.Objects[i].Name)
@@ -132,8 +135,8 @@ func buildDecisions(in CharInput) CharOutput {
 			case !single:
 			case rule == "":
 				verdict = "no single rule (private-shared-mix)"
-			case w == "st" && n > 0:
-				verdict = "info (implicit phases: each grid alternates read-only and write-only)"
+			case implicit && op.Small.Access() == characterize.RWMix:
+				verdict = "info (implicit phases: its class changes from one to the next)"
 			case got == rule:
 				verdict = "right"
 				right++

@@ -13,8 +13,9 @@ import (
 // page moves, how soon after its previous move, between how many GPUs,
 // and how often straight back to the GPU it just left.
 type MoveProfile struct {
-	pages map[uint64]*pageMoves
-	gaps  []float64 // ns between a page's consecutive moves
+	pages []pageMoves // by page number, grown as pages move
+	moved int         // pages that moved at least once
+	gaps  []float64   // ns between a page's consecutive moves
 	moves int
 	backs int // moves to the GPU the page left on its previous move
 }
@@ -27,15 +28,17 @@ type pageMoves struct {
 }
 
 // NewMoveProfile returns an empty profile.
-func NewMoveProfile() *MoveProfile { return &MoveProfile{pages: map[uint64]*pageMoves{}} }
+func NewMoveProfile() *MoveProfile { return &MoveProfile{} }
 
 // Moved records one move.
 func (m *MoveProfile) Moved(page uint64, from, to int, now sim.VTimeInSec) {
 	t := float64(now) * 1e9
-	p := m.pages[page]
-	if p == nil {
-		p = &pageMoves{}
-		m.pages[page] = p
+	if page >= uint64(len(m.pages)) {
+		m.pages = append(m.pages, make([]pageMoves, int(page)+1-len(m.pages))...)
+	}
+	p := &m.pages[page]
+	if p.n == 0 {
+		m.moved++
 	} else {
 		m.gaps = append(m.gaps, t-p.last)
 		if to == p.lastFrom {
@@ -66,15 +69,17 @@ type MoveSummary struct {
 
 // Summary summarises the profile.
 func (m *MoveProfile) Summary() MoveSummary {
-	s := MoveSummary{Pages: len(m.pages), Moves: m.moves}
+	s := MoveSummary{Pages: m.moved, Moves: m.moves}
 	if s.Pages == 0 {
 		return s
 	}
-	per := make([]int, 0, len(m.pages))
+	per := make([]int, 0, m.moved)
 	var gpus int
 	for _, p := range m.pages {
-		per = append(per, p.n)
-		gpus += bits.OnesCount64(p.gpus)
+		if p.n > 0 {
+			per = append(per, p.n)
+			gpus += bits.OnesCount64(p.gpus)
+		}
 	}
 	slices.Sort(per)
 	s.PerPageP50, s.PerPageP90, s.PerPageMax = per[len(per)/2], per[len(per)*9/10], per[len(per)-1]

@@ -354,9 +354,10 @@ func (s *Service) service(now sim.VTimeInSec) {
 		}
 		fault := pagepolicy.Fault{GPU: g, Page: f.Page, Write: f.Write, Protection: f.Protection,
 			Object: s.objectOf(f.Ptr), Ptr: f.Ptr, TimeNs: float64(now) * 1e9}
-		dec := s.policy.Decide(fault, s.table.Page(f.Page))
+		pg := s.table.Page(f.Page)
+		dec := s.policy.Decide(fault, pg)
 		if dec.Action == pagepolicy.Migrate && s.cfg.ThrashingFaults && s.thrash != nil &&
-			s.table.Page(f.Page).Owner != Host && s.thrash.skip(f.Page, now) {
+			pg.Owner != Host && s.thrash.skip(f.Page, now) {
 			dec.Action = pagepolicy.MapRemote // pinned where it is (the driver's PIN)
 		}
 		for _, u := range dec.Updates { // the policy's predictions: only the driver writes the table
