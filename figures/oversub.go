@@ -79,13 +79,14 @@ var (
 	rtx3090 = []string{
 		"gpu.cus", "82", "gpu.freq_mhz", "1695", "gpu.wavefronts_per_cu", "24",
 		"gpu.l2_size", "6MB", "gpu.memory", "24GB", "gpu.dram_gbps", "936", "gmmu.walkers", "64",
+		"link.pcie_topology", "pairs",
 	}
 	gtx1080ti = []string{
 		"gpu.cus", "28", "gpu.freq_mhz", "1481", "gpu.wavefronts_per_cu", "32",
 		"gpu.l1tlb_entries", "128", "gpu.l1tlb_ways", "128", "gpu.line_size", "128B",
 		"gpu.l1v_size", "48KB", "gpu.l1v_ways", "6", "gpu.l2_size", "3MB",
 		"gpu.memory", "11GB", "gpu.dram_gbps", "484", "gmmu.walkers", "64",
-		"link.pcie_model", "rtt", "link.pcie_gbps", "16",
+		"link.pcie_model", "rtt", "link.pcie_gbps", "16", "link.pcie_topology", "pairs",
 	}
 )
 

@@ -55,7 +55,7 @@ func (b Builder) WithHeaderBytes(n int) Builder {
 }
 
 // WithSwitchLatencyNs sets the latency through the switch between up-link
-// and down-link. Only BuildSwitch uses it.
+// and down-link. Only BuildSwitch and BuildTree use it.
 func (b Builder) WithSwitchLatencyNs(f float64) Builder {
 	b.p.switchLatencyNs = f
 	return b
@@ -123,6 +123,20 @@ func (b Builder) BuildSwitch(name string) (*Switch, error) {
 		return nil, err
 	}
 	c := &Switch{switchLatency: sim.VTimeInSec(b.p.switchLatencyNs * 1e-9)}
+	c.init(name, c, b.p)
+	return c, nil
+}
+
+// BuildTree builds a PCIe tree (Tree) with fanout devices per switch and
+// the switch latency of WithSwitchLatencyNs in each switch crossed.
+func (b Builder) BuildTree(name string, fanout int) (*Tree, error) {
+	if err := b.validate(name); err != nil {
+		return nil, err
+	}
+	if fanout < 1 {
+		return nil, fmt.Errorf("interconnect: %s: devices per switch must be >= 1, got %d", name, fanout)
+	}
+	c := &Tree{fanout: fanout, swLat: sim.VTimeInSec(b.p.switchLatencyNs * 1e-9), lanes: make(map[treeLane]*lane)}
 	c.init(name, c, b.p)
 	return c, nil
 }

@@ -28,6 +28,18 @@ type Config struct {
 	// uvmsmart.
 	PCIeCurveA float64 `yaml:"pcie_curve_a" doc:"uvmsmart curve asymptote a in GiB/s (UVMSmart gpu-sim.cc: 12/24/48 for 16/32/64 GB/s; 24)"`
 	PCIeCurveB float64 `yaml:"pcie_curve_b" doc:"uvmsmart curve steepness b per KB (UVMSmart gpu-sim.cc: 0.07292)"`
+	// How the host reaches the GPUs over PCIe (tree.go). tree is the
+	// platform of the OASIS paper's simulator (issue 29, step 2); pairs is
+	// the link before this key, which the single-GPU presets keep.
+	PCIeTopology string `yaml:"pcie_topology" doc:"tree = MGPUSim's R9 Nano PCIe: one link per GPU, pcie_gpus_per_switch GPUs per switch sharing its one link to the root complex, pcie_switch_latency_ns per switch crossed | pairs = a link per host-GPU port pair, so a GPU's fault and zero-copy traffic and other GPUs never share one (the link before this key)"`
+	// MGPUSim's R9 Nano platform adds a PCIe switch for every second GPU
+	// (v3.0.3 samples/runner/timingplatform.go, createGPUs), as DGX-1 puts
+	// two GPUs under each PCIe switch.
+	PCIeGPUsPerSwitch int `yaml:"pcie_gpus_per_switch" doc:"GPUs under one PCIe switch in the tree topology (MGPUSim R9 Nano platform: 2)"`
+	// Akita's pcie.Connector: 140 cycles in each switch port ("default
+	// PCIe Gen4" in MGPUSim's timing config), at 1 GHz. A GPU-host message
+	// crosses its switch and the root complex.
+	PCIeSwitchLatencyNs float64 `yaml:"pcie_switch_latency_ns" doc:"latency of each PCIe switch crossed in the tree, the root complex included (MGPUSim/Akita pcie.Connector: 140 cycles at 1 GHz)"`
 	// Extra hop latency of the NVSwitch option. Not in the papers.
 	SwitchLatencyNs float64 `yaml:"switch_latency_ns" doc:"added latency through the NVSwitch topology (not in papers; 100)"`
 	// Bytes of header on every message (request or data).
@@ -38,5 +50,6 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{NVLinkGBps: 300, NVLinkLatencyNs: 250, PCIeGBps: 32, PCIeLatencyNs: 150,
 		PCIeModel: PCIeOneWay, PCIeRTTNs: 1000, PCIeCurveA: 24, PCIeCurveB: 0.07292,
+		PCIeTopology: PCIeTree, PCIeGPUsPerSwitch: 2, PCIeSwitchLatencyNs: 140,
 		SwitchLatencyNs: 100, HeaderBytes: 16}
 }

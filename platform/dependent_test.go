@@ -99,6 +99,8 @@ var dependentCases = []struct {
 	{"switch latency, full", []string{"link.switch_latency_ns=50"}, "link.switch_latency_ns", `topology = "full"`},
 	{"PCIe latency, rtt", []string{"link.pcie_model=rtt", "link.pcie_latency_ns=300"}, "link.pcie_latency_ns", `link.pcie_model = "rtt"`},
 	{"PCIe rtt, oneway", []string{"link.pcie_rtt_ns=2000"}, "link.pcie_rtt_ns", `link.pcie_model = "oneway"`},
+	{"PCIe switches, pairs", []string{"link.pcie_topology=pairs", "link.pcie_switch_latency_ns=100"}, "link.pcie_switch_latency_ns", `link.pcie_topology = "pairs"`},
+	{"PCIe fanout, pairs", []string{"link.pcie_topology=pairs", "link.pcie_gpus_per_switch=4"}, "link.pcie_gpus_per_switch", `link.pcie_topology = "pairs"`},
 	{"PCIe curve, oneway", []string{"link.pcie_curve_a=12"}, "link.pcie_curve_a", `link.pcie_model = "oneway"`},
 	{"PCIe bandwidth, curve", []string{"link.pcie_model=uvmsmart", "link.pcie_gbps=16"}, "link.pcie_gbps", `link.pcie_model = "uvmsmart"`},
 }
@@ -184,6 +186,7 @@ func TestDependentKeyAcceptedWhereItActs(t *testing.T) {
 			"uvm.observuvm.observed_regions=250"}, // fixed samples need no max_samples; idle budgets hold no counters
 		{"gpus=2", "topology=switch", "link.switch_latency_ns=50", "link.nvlink_gbps=100"},
 		{"link.pcie_model=rtt", "link.pcie_rtt_ns=2000", "link.pcie_gbps=16"},
+		{"link.pcie_gpus_per_switch=4", "link.pcie_switch_latency_ns=0"},
 		{"link.pcie_model=uvmsmart", "link.pcie_curve_a=12"},
 	} {
 		if err := configWith(t, sets...).Validate(); err != nil {

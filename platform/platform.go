@@ -268,8 +268,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		m.SetGPU(g)
 		g.SetMMU(m)
 		driver.ConnectGPU(i, m.Port())
-		s.pcie.PlugIn(m.Port(), 1)
-		s.pcie.PlugIn(g.HostPort(), 1)
+		plugDevice(s.pcie, i, m.Port(), g.HostPort())
 		g.SetHost(driver.Port())
 		s.nvlink.PlugIn(g.Port(), 1)
 		peers[i] = g.Port()
@@ -324,7 +323,13 @@ func (s *System) buildLinks() error {
 	}
 	var err error
 	lb := interconnect.MakeBuilder().WithEngine(s.engine).WithHeaderBytes(c.Link.HeaderBytes)
-	if s.pcie, err = lb.WithPCIe(c.Link).BuildFullyConnected("PCIe"); err != nil {
+	pcie := lb.WithPCIe(c.Link)
+	if c.Link.PCIeTopology == interconnect.PCIeTree {
+		s.pcie, err = pcie.WithSwitchLatencyNs(c.Link.PCIeSwitchLatencyNs).BuildTree("PCIe", c.Link.PCIeGPUsPerSwitch)
+	} else {
+		s.pcie, err = pcie.BuildFullyConnected("PCIe")
+	}
+	if err != nil {
 		return err
 	}
 	nv := lb.WithBandwidthGBps(c.Link.NVLinkGBps).WithLatencyNs(c.Link.NVLinkLatencyNs)
@@ -334,6 +339,19 @@ func (s *System) buildLinks() error {
 		s.nvlink, err = nv.BuildFullyConnected("NVLink")
 	}
 	return err
+}
+
+// plugDevice plugs GPU i's PCIe ports in, as one device where the topology
+// groups a device's ports (a PCIe tree gives each GPU one link).
+func plugDevice(c sim.Connection, i int, ports ...sim.Port) {
+	t, tree := c.(interface{ PlugInDevice(sim.Port, int) })
+	for _, p := range ports {
+		if tree {
+			t.PlugInDevice(p, i)
+		} else {
+			c.PlugIn(p, 1)
+		}
+	}
 }
 
 // direct is Akita's DirectConnection, which counts no traffic.

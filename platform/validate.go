@@ -33,6 +33,7 @@ var positiveCounts = []struct {
 	{"gpu.l1v_ways", func(c *Config) int { return c.GPU.L1VWays }},
 	{"gpu.l2_ways", func(c *Config) int { return c.GPU.L2Ways }},
 	{"gmmu.walkers", func(c *Config) int { return c.GMMU.Walkers }},
+	{"link.pcie_gpus_per_switch", func(c *Config) int { return c.Link.PCIeGPUsPerSwitch }},
 	{"gmmu.levels", func(c *Config) int { return c.GMMU.Levels }},
 	{"gmmu.pwc_entries", func(c *Config) int { return c.GMMU.PWCEntries }},
 	{"gmmu.pwc_ways", func(c *Config) int { return c.GMMU.PWCWays }},
@@ -122,6 +123,7 @@ func (c Config) Validate() error {
 	oneOf(&errs, "im2col", c.Im2col, benchmarks.Im2colKernels()...)
 	oneOf(&errs, "topology", c.Topology, "full", "switch")
 	oneOf(&errs, "link.pcie_model", c.Link.PCIeModel, interconnect.PCIeModels()...)
+	oneOf(&errs, "link.pcie_topology", c.Link.PCIeTopology, interconnect.PCIeTopologies()...)
 	// The uvmsmart curve divides by a·atan(b·KB): both must be positive
 	// (NaN and Inf are reported above). Checked whatever the model, so a
 	// file stays valid when only pcie_model is changed.
