@@ -1,6 +1,7 @@
 package interconnect
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/sarchlab/akita/v3/sim"
@@ -68,31 +69,29 @@ func TestTreeSharing(t *testing.T) {
 		{"FarGPUs", 2, []int{0, 2}, false},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name+"/up", func(t *testing.T) {
-			e, _, ag := setupTree(t, tc.fanout, tc.devices...)
-			send(t, msg("A", ag[1], ag[0], 4096, 0))
-			send(t, msg("B", ag[2], ag[0], 4096, 0))
-			run(t, e)
-			first := lat + 2*swLat + ser(4096)
-			second := first
-			if tc.shared {
-				second += ser(4096)
-			}
-			expectArrivals(t, ag[0], []string{"A", "B"}, []sim.VTimeInSec{first, second})
-		})
-		t.Run(tc.name+"/down", func(t *testing.T) {
-			e, _, ag := setupTree(t, tc.fanout, tc.devices...)
-			send(t, msg("A", ag[0], ag[1], 4096, 0))
-			send(t, msg("B", ag[0], ag[2], 4096, 0))
-			run(t, e)
-			first := lat + 2*swLat + ser(4096)
-			second := first
-			if tc.shared {
-				second += ser(4096)
-			}
-			expectArrivals(t, ag[1], []string{"A"}, []sim.VTimeInSec{first})
-			expectArrivals(t, ag[2], []string{"B"}, []sim.VTimeInSec{second})
-		})
+		for _, up := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/up=%v", tc.name, up), func(t *testing.T) {
+				e, _, ag := setupTree(t, tc.fanout, tc.devices...)
+				ends := [][2]*agent{{ag[0], ag[1]}, {ag[0], ag[2]}} // host to each device
+				if up {
+					ends = [][2]*agent{{ag[1], ag[0]}, {ag[2], ag[0]}}
+				}
+				send(t, msg("A", ends[0][0], ends[0][1], 4096, 0))
+				send(t, msg("B", ends[1][0], ends[1][1], 4096, 0))
+				run(t, e)
+				first := lat + 2*swLat + ser(4096)
+				second := first
+				if tc.shared {
+					second += ser(4096)
+				}
+				if up {
+					expectArrivals(t, ag[0], []string{"A", "B"}, []sim.VTimeInSec{first, second})
+					return
+				}
+				expectArrivals(t, ag[1], []string{"A"}, []sim.VTimeInSec{first})
+				expectArrivals(t, ag[2], []string{"B"}, []sim.VTimeInSec{second})
+			})
+		}
 	}
 }
 
