@@ -136,7 +136,7 @@ func (b Builder) BuildTree(name string, fanout int) (*Tree, error) {
 	if fanout < 1 {
 		return nil, fmt.Errorf("interconnect: %s: devices per switch must be >= 1, got %d", name, fanout)
 	}
-	c := &Tree{fanout: fanout, swLat: sim.VTimeInSec(b.p.switchLatencyNs * 1e-9), lanes: make(map[treeLane]*lane)}
+	c := &Tree{fanout: fanout, swLat: sim.VTimeInSec(b.p.switchLatencyNs * 1e-9)}
 	c.init(name, c, b.p)
 	return c, nil
 }

@@ -49,12 +49,11 @@ type Tree struct {
 	// busy-until of each link direction: devices' links to their switch
 	// (up and down), then switches' links to the root complex.
 	devUp, devDown, swUp, swDown []sim.VTimeInSec
-	lanes                        map[treeLane]*lane
+	// lanes holds, at (link+1)*ports + dst, the messages whose last link is
+	// link (-1: none) bound for port dst. Their arrivals follow the link's
+	// FIFO order, so never decrease. Sized at the first Send.
+	lanes []*lane
 }
-
-// treeLane is a lane: the messages whose last link is link, bound for port
-// dst. Their arrivals follow the link's FIFO order, so never decrease.
-type treeLane struct{ link, dst int }
 
 var (
 	_ sim.Connection = (*Tree)(nil)
@@ -76,6 +75,10 @@ func (c *Tree) PlugInDevice(port sim.Port, device int) {
 
 func (c *Tree) plug(port sim.Port, device int) {
 	c.mu.Lock()
+	if c.lanes != nil {
+		c.mu.Unlock()
+		panic(fmt.Sprintf("interconnect: %s: %s plugged in after the first Send", c.name, port.Name()))
+	}
 	c.addPort(port)
 	c.device = append(c.device, device)
 	for len(c.devUp) <= device {
@@ -137,7 +140,11 @@ func (c *Tree) Send(msg sim.Msg) *sim.SendError {
 		*h.busy = head + t.Occupancy
 		last = h.id
 	}
-	k := treeLane{link: last, dst: di}
+	n := len(c.ports)
+	if c.lanes == nil {
+		c.lanes = make([]*lane, (2*len(c.devUp)+2*len(c.swUp)+1)*n)
+	}
+	k := (last+1)*n + di
 	l := c.lanes[k]
 	if l == nil {
 		l = c.newLane(di)

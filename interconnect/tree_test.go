@@ -116,3 +116,17 @@ func TestTreeNeedsADeviceSwitch(t *testing.T) {
 		t.Fatal("BuildTree with 0 devices per switch succeeded")
 	}
 }
+
+// Link and lane indices are fixed by the first Send, so a later PlugIn is
+// refused rather than left to misroute.
+func TestTreePlugAfterSendPanics(t *testing.T) {
+	e, c, ag := setupTree(t, 2, 0)
+	send(t, msg("M", ag[1], ag[0], 64, 0))
+	run(t, e)
+	defer func() {
+		if recover() == nil {
+			t.Fatal("PlugInDevice after a Send did not panic")
+		}
+	}()
+	c.PlugInDevice(newAgent(e, 9, 4, true).port, 1)
+}
