@@ -530,3 +530,11 @@ func (d *dnet) iterate(t *tensor, it suv.Iteration) {
 		}
 	}
 }
+
+// ReadsIm2col reports whether w runs mgpu's im2col kernel, and so reads
+// Params.Im2col: the DNN-Mark workloads (i2c, c2d, lenet, vgg16,
+// resnet18). Any other workload ignores it.
+func ReadsIm2col(w Workload) bool {
+	_, ok := w.(network)
+	return ok
+}

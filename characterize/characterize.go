@@ -168,11 +168,12 @@ type Options struct {
 // host, no checking. Keys are found by suffix, as Config.Validate checks
 // them, so a latency added to the configuration later is zeroed too. A key
 // without effect in c (Config.InEffect: UVMMU's cycles under software
-// fault handling) keeps its value: it costs nothing, and Validate accepts
-// no such key away from its default.
+// fault handling, or a policy.* key that the characterizer's policy does
+// not read: platform.Affects) keeps its value: it costs nothing, and
+// Build accepts no such key away from its default.
 func ZeroLatency(c platform.Config) platform.Config {
 	for _, k := range platform.Keys(c) {
-		if !c.InEffect(k.Key) {
+		if !c.InEffect(k.Key) || !platform.Affects(k.Key, Policy, "") {
 			continue
 		}
 		var v string

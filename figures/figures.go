@@ -64,8 +64,13 @@ func (s Selector) match(r *platform.Result) bool {
 	if maps.Equal(sSets, r.Sets) {
 		return true
 	}
+	// A key the run's policy or workload ignores is not in its sets (the
+	// sweep leaves it out): one on-touch run serves every OASIS threshold.
 	want := platform.DefaultConfig()
 	for k, v := range sSets {
+		if !platform.Affects(k, r.Policy, r.Workload) {
+			continue
+		}
 		if want.Set(k+"="+v) != nil {
 			return false
 		}
@@ -73,7 +78,7 @@ func (s Selector) match(r *platform.Result) bool {
 	have, wanted := configValues(r.Config), configValues(want)
 	for _, sets := range []map[string]string{r.Sets, sSets} {
 		for k := range sets {
-			if have[k] != wanted[k] {
+			if platform.Affects(k, r.Policy, r.Workload) && have[k] != wanted[k] {
 				return false
 			}
 		}

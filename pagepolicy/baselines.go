@@ -13,7 +13,14 @@ func init() {
 	})
 	// ideal is a bound, not a mechanism: the checker lets it diverge.
 	Register("ideal", Traits{Incoherent: true}, func(Config, Env) (Policy, error) { return ideal{}, nil })
+	ReadsKeys("access-counter", append(counterKeys, "ac_host")...)
+	ReadsKeys("duplication", "dup_write_first")
+	ReadsKeys("ideal")
 }
+
+// counterKeys are read wherever pages carry the access-counter bits: the
+// GPUs count remote accesses by them and the driver migrates.
+var counterKeys = []string{"ac_threshold", "ac_group", "ac_migrate"}
 
 // accessCounter maps a page that lives on another GPU remotely; the GPU
 // then reads and writes it line by line, counting remote accesses per

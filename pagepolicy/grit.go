@@ -2,6 +2,7 @@ package pagepolicy
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mgpu-sim/mgpu/cache"
 )
@@ -88,6 +89,8 @@ const maxLevel = 3
 
 func init() {
 	Register("grit", Traits{}, func(c Config, env Env) (Policy, error) { return newGRIT(c, env) })
+	ReadsKeys("grit", append(slices.Clone(counterKeys), "dup_write_first", "grit_threshold",
+		"pa_cache_entries", "pa_cache_ways", "pa_cache_ns", "grit_neighbors", "host_mem_ns")...)
 }
 
 func newGRIT(c Config, env Env) (*grit, error) {

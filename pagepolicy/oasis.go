@@ -2,6 +2,7 @@ package pagepolicy
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mgpu-sim/mgpu/cache"
 	"github.com/mgpu-sim/mgpu/objtable"
@@ -66,6 +67,11 @@ func init() {
 	// pointers untagged and finds the object in its shadow map.
 	Register("oasis", Traits{ObjectIDs: true}, func(c Config, _ Env) (Policy, error) { return newOASIS(c, false) })
 	Register("oasis-inmem", Traits{Untagged: true}, func(c Config, _ Env) (Policy, error) { return newOASIS(c, true) })
+	learning := append(slices.Clone(counterKeys), "dup_write_first", "reset_threshold")
+	ReadsKeys("oasis", append(slices.Clone(learning), "otable_entries", "otable_ns", "id_bits")...)
+	// OASIS-InMem keeps one entry per object in host memory, read through
+	// the host LLC: no O-Table size or lookup time, no pointer tag.
+	ReadsKeys("oasis-inmem", append(learning, "shadow_id_bits", "host_llc_size", "host_llc_ways", "host_llc_hit_ns", "host_mem_ns")...)
 }
 
 func newOASIS(c Config, inmem bool) (*oasis, error) {

@@ -7,6 +7,7 @@ type onTouch struct{ Base }
 
 func init() {
 	Register("on-touch", Traits{}, func(Config, Env) (Policy, error) { return onTouch{}, nil })
+	ReadsKeys("on-touch")
 }
 
 func (onTouch) Name() string { return "on-touch" }

@@ -12,6 +12,7 @@ package pagepolicy
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -256,6 +257,10 @@ type Traits struct {
 type entry struct {
 	traits Traits
 	mk     func(Config, Env) (Policy, error)
+	// keys are the Config keys that change the policy's runs, once
+	// declared (keysKnown); see ReadsKeys.
+	keys      []string
+	keysKnown bool
 }
 
 var registry = map[string]entry{}
@@ -265,7 +270,42 @@ func Register(name string, t Traits, mk func(Config, Env) (Policy, error)) {
 	if _, dup := registry[name]; dup {
 		panic("pagepolicy: registered twice: " + name)
 	}
-	registry[name] = entry{t, mk}
+	registry[name] = entry{traits: t, mk: mk}
+}
+
+// ReadsKeys declares the Config keys (their yaml names: "reset_threshold")
+// that change a run under the registered policy name, none for a policy
+// that reads none. The counter keys (ac_threshold, ac_group, ac_migrate)
+// belong to every policy that gives pages the access-counter bits: the
+// GPU counts and the driver migrates by them. The platform rejects any
+// other policy key given to a run of the policy, which would otherwise
+// label identical runs with different values. A policy that declares
+// nothing is not checked.
+func ReadsKeys(name string, keys ...string) {
+	e, ok := registry[name]
+	if !ok {
+		panic("pagepolicy: keys declared for an unregistered policy: " + name)
+	}
+	e.keys, e.keysKnown = keys, true
+	registry[name] = e
+}
+
+// KeysOf returns the Config keys the named policy declared it reads, and
+// whether it declared them.
+func KeysOf(name string) (keys []string, declared bool, err error) {
+	e, err := lookup(name)
+	return e.keys, e.keysKnown, err
+}
+
+// ReadersOf lists the registered policies that declared they read key.
+func ReadersOf(key string) []string {
+	var out []string
+	for _, n := range Names() {
+		if slices.Contains(registry[n].keys, key) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Names lists the registered policies, sorted.

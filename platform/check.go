@@ -40,6 +40,9 @@ func (o Options) resolveValid() (Options, benchmarks.Workload, pagepolicy.Traits
 	if err != nil {
 		return o, nil, pagepolicy.Traits{}, err
 	}
+	if err := checkReads(o); err != nil && !o.unreadKeys {
+		return o, nil, pagepolicy.Traits{}, err
+	}
 	return o, w, traits, nil
 }
 

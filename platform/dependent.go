@@ -33,10 +33,8 @@ import (
 // when a file, --set or a sweep gave it another value. A key given its
 // default value changes nothing either way and is accepted.
 //
-// The keys of policy.* depend on --policy, and im2col on the workload,
-// neither of them a config key; they are not checked: one config serves
-// every policy and workload of a comparison (the figures and the golden
-// variants rely on that).
+// The keys of policy.* depend on --policy too, and im2col on the
+// workload, neither of them a config key: reads.go checks those.
 
 // A dependency is a group of keys and when they take effect. Keys ending
 // in ".*" stand for every key below that prefix. When a key belongs to
@@ -177,6 +175,13 @@ var dependencies = []dependency{
 		"uvm.observuvm.refault_raise", "uvm.observuvm.quiet_lower"},
 		on:    func(c *Config) bool { return c.UVM.ObservUVM.AdaptiveSamples },
 		while: "uvm.observuvm.adaptive_samples", use: "uvm.observuvm.adaptive_samples=true"},
+
+	// The access counters: a runtime that adapts to oversubscription
+	// counts with its own threshold and region (platform.accessCounters).
+	{keys: []string{"policy.ac_threshold", "policy.ac_group", "policy.ac_migrate"},
+		on:    func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveNone },
+		while: "uvm.adaptive", use: "uvm.adaptive=none",
+		note: "uvmsmart counts by uvm.uvmsmart.migrate_threshold over uvm.prefetch.block_size, observuvm by uvm.observuvm.counter_threshold and counter_granularity, suv and sc by uvm.suv.ac_threshold and ac_group"},
 
 	// Links: one GPU has no peer, and each PCIe model reads its own keys.
 	{keys: []string{"topology", "link.nvlink_gbps", "link.nvlink_latency_ns", "link.switch_latency_ns"},

@@ -42,6 +42,9 @@ type Options struct {
 	// DirectConnection and gives every port that many buffer slots: the
 	// test that the components honour back-pressure.
 	directBuffer int
+	// unreadKeys, when set, lets a policy.* key or im2col through where
+	// the policy or workload ignores it: the test that shows they do.
+	unreadKeys bool
 	// workload, when set, runs in place of the named one: a test's
 	// workload that the registry, and so `mgpu list`, never shows.
 	workload benchmarks.Workload
@@ -378,6 +381,7 @@ func (s *System) spread() {
 // Run simulates the workload to completion.
 func (s *System) Run() (*Result, error) {
 	start := time.Now()
+	s.log.Debug().Msg("simulating")
 	s.runner.scheduleNext(0)
 	if err := s.engine.Run(); err != nil {
 		return nil, err

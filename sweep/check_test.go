@@ -116,3 +116,30 @@ func TestCountWithoutExpanding(t *testing.T) {
 		t.Errorf("Count: %v", err)
 	}
 }
+
+// Count, without expanding, leaves out the runs that a policy or workload
+// ignoring a sets key would repeat, as Runs does.
+func TestCountLeavesOutIgnoredKeys(t *testing.T) {
+	body := "workloads: [mm, lenet]\npolicies: [on-touch, oasis, grit]\ngpus: [4]\nseeds: [1, 2]\n" +
+		"sets: {policy.reset_threshold: ['4', '8', '32'], policy.grit_threshold: ['2', '4'], im2col: [mgpusim, per-element], gpu.cus: ['16', '32']}\n"
+	s, err := Load(writeSpec(t, body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Count()
+	// per workload and seed, with 2 CU counts: on-touch 1, oasis 3, grit 2;
+	// lenet reads im2col (x2), mm does not.
+	want := 2 * 2 * (1 + 3 + 2) * (1 + 2)
+	if err != nil || n != want || len(runs) != want || s.Product() != 2*3*2*3*2*2*2 {
+		t.Fatalf("Count %d (%v), %d runs, product %d; want %d", n, err, len(runs), s.Product(), want)
+	}
+	for _, r := range runs {
+		if _, ok := r.Sets["im2col"]; ok != (r.Workload == "lenet") {
+			t.Errorf("%s: im2col in its sets is %v", r.Label(), ok)
+		}
+	}
+}

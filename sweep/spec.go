@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -232,7 +233,40 @@ func (s *Spec) Count() (int, error) {
 	if _, err := s.prepare(); err != nil {
 		return 0, err
 	}
-	return product(len(s.Workloads), len(s.Policies), len(s.GPUs), len(s.Seeds), s.SetCombinations()), nil
+	n := 0
+	for _, w := range s.Workloads {
+		for _, p := range s.Policies {
+			n = sum(n, product(len(s.GPUs), len(s.Seeds), s.readCombinations(p, w)))
+		}
+	}
+	return n, nil
+}
+
+// readCombinations is the number of combinations of the sets values that
+// a run of workload w under policy p reads (Runs leaves out the others).
+func (s *Spec) readCombinations(p, w string) int {
+	var ls []int
+	for k, v := range s.Sets {
+		if platform.Affects(k, p, w) {
+			ls = append(ls, len(v))
+		}
+	}
+	return product(ls...)
+}
+
+// sum adds non-negative counts, saturating at the largest int.
+func sum(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
+}
+
+// Product is the size of the spec's cartesian product, at most the
+// largest int: Count, before leaving out the runs that would repeat
+// another because their policy or workload ignores a sets key.
+func (s *Spec) Product() int {
+	return product(len(s.Workloads), len(s.Policies), len(s.GPUs), len(s.Seeds), s.SetCombinations())
 }
 
 // SetCombinations is the number of combinations of the sets values (1
@@ -261,41 +295,75 @@ func product(ls ...int) int {
 // Runs lists the spec's runs in a fixed order. It checks the spec's
 // lists and that every sets value parses, but not the runs' configs:
 // Expand validates those, and CheckRuns everything a run's build checks.
+//
+// A sets key that a run's policy or workload ignores (policy.* keys under
+// other policies, im2col on workloads without im2col; platform.Affects)
+// is left out of that run, so an on-touch run beside OASIS runs over
+// policy.reset_threshold [4, 8, 32] runs once, at the default, rather
+// than three times with the same result under three labels.
 func (s *Spec) Runs() ([]Run, error) {
 	keys, err := s.prepare()
 	if err != nil {
 		return nil, err
 	}
 	var runs []Run
+	seen := map[string]Run{}
+	configs := map[string]platform.Config{}
 	for _, combo := range combos(keys, s.Sets) {
 		for _, g := range s.GPUs {
-			cfg := platform.DefaultConfig()
-			for _, k := range keys {
-				if err := cfg.Set(k + "=" + combo[k]); err != nil {
-					return nil, err // prepare tried every value: not reached
-				}
-			}
-			cfg.GPUs = g
 			for _, w := range s.Workloads {
 				for _, p := range s.Policies {
+					sets, id := readSets(keys, combo, p, w)
+					cfg, ok := configs[id]
+					if !ok {
+						cfg = platform.DefaultConfig()
+						for _, k := range keys {
+							if _, in := sets[k]; in {
+								if err := cfg.Set(k + "=" + sets[k]); err != nil {
+									return nil, err // prepare tried every value: not reached
+								}
+							}
+						}
+						configs[id] = cfg
+					}
+					cfg.GPUs = g
 					for _, seed := range s.Seeds {
-						runs = append(runs, Run{Workload: w, Policy: p, GPUs: g, Seed: seed, Scale: s.Scale, Size: s.Size, Sets: combo, Config: cfg})
+						r := Run{Workload: w, Policy: p, GPUs: g, Seed: seed, Scale: s.Scale, Size: s.Size, Sets: sets, Config: cfg}
+						h := r.Hash()
+						if prev, dup := seen[h]; dup {
+							if maps.Equal(prev.Sets, r.Sets) {
+								continue // a key this run ignores varied: one run serves
+							}
+							// Different spellings of one value (2MB and
+							// 2097152) still give the same run, which would
+							// run twice and write duplicate rows.
+							return nil, fmt.Errorf("%s and %s are the same run (equal configs): list each value once", prev.Label(), r.Label())
+						}
+						seen[h] = r
+						runs = append(runs, r)
 					}
 				}
 			}
 		}
 	}
-	// Different spellings of one value (2MB and 2097152) still give the
-	// same run, which would run twice and write duplicate rows.
-	seen := map[string]Run{}
-	for _, r := range runs {
-		h := r.Hash()
-		if prev, dup := seen[h]; dup {
-			return nil, fmt.Errorf("%s and %s are the same run (equal configs): list each value once", prev.Label(), r.Label())
-		}
-		seen[h] = r
-	}
 	return runs, nil
+}
+
+// readSets is combo without the keys that policy p or workload w ignores,
+// and a string naming it (nil and "" for no sets at all).
+func readSets(keys []string, combo map[string]string, p, w string) (map[string]string, string) {
+	if combo == nil {
+		return nil, ""
+	}
+	sets := make(map[string]string, len(combo))
+	var id strings.Builder
+	for _, k := range keys {
+		if platform.Affects(k, p, w) {
+			sets[k] = combo[k]
+			id.WriteString(k + "=" + combo[k] + "\n")
+		}
+	}
+	return sets, id.String()
 }
 
 // Expand validates the spec and lists its runs in a fixed order. Every

@@ -63,6 +63,20 @@ var catalogue = []catalogueRow{
 	{name: "--out dir/", args: []string{"run", "--out", "$D/new/"}, code: 2, want: []string{"names a directory"}},
 	{name: "--out an existing directory", args: []string{"run", "--out", "$D"}, code: 2, want: []string{"is a directory"}},
 	{name: "--out under a file", args: []string{"run", "--out", "$D/f/r.json"}, files: map[string]string{"f": "x"}, code: 2, want: []string{"is a file"}},
+	// Issue 30: policy keys under a policy that ignores them, im2col on a
+	// workload without it; in a sweep, such runs run once.
+	{name: "policy key, other policy", args: []string{"run", "--policy", "on-touch", "--set", "policy.reset_threshold=4"}, code: 2,
+		want: []string{"policy.reset_threshold = 4", "no effect under policy on-touch", "read by policy oasis, oasis-inmem"}},
+	{name: "GRIT key under OASIS", args: []string{"run", "--policy", "oasis", "--set", "policy.grit_threshold=8"}, code: 2,
+		want: []string{"policy.grit_threshold = 8", "no effect under policy oasis", "read by policy grit"}},
+	{name: "O-Table size under OASIS-InMem", args: []string{"run", "--policy", "oasis-inmem", "--set", "policy.otable_entries=32"}, code: 2,
+		want: []string{"policy.otable_entries = 32", "read by policy oasis"}},
+	{name: "im2col on mm", args: []string{"run", "--workload", "mm", "--set", "im2col=per-element"}, code: 2,
+		want: []string{`im2col = "per-element"`, "no effect under workload mm", "c2d, i2c, lenet, resnet18, vgg16"}},
+	{name: "policy key where it acts", args: tiny("--policy", "oasis", "--set", "policy.reset_threshold=4"), code: 0, want: []string{"policy oasis"}, sim: true},
+	{name: "sweep: policy key across policies", args: []string{"sweep", "$D/s.yaml", "--results", "$D/res", "--emit", "list"},
+		files: map[string]string{"s.yaml": "workloads: [private]\npolicies: [on-touch, oasis]\ngpus: [2]\nscale: 0.01\nsets:\n  policy.reset_threshold: [\"4\", \"32\"]\n"},
+		code:  0, want: []string{"expands to 3 runs", "1 fewer", "runs once"}},
 	// Issue 30: infinite and absurd values.
 	{name: "link.pcie_gbps=1e-300", args: []string{"run", "--set", "link.pcie_gbps=1e-300"}, code: 2, want: []string{"link.pcie_gbps = 1e-300", "between 0.001 and 1e+09"}},
 	{name: "link.pcie_gbps=+Inf", args: []string{"run", "--set", "link.pcie_gbps=+Inf"}, code: 2, want: []string{"link.pcie_gbps = +Inf", "finite"}},

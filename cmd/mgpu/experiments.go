@@ -61,6 +61,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "sweep: %s expands to %s (%s x %s x %s x %s x %s)\n", specPath, count(n, "run"),
 		count(len(spec.Workloads), "workload"), count(len(spec.Policies), "policy"), count(len(spec.GPUs), "GPU count"),
 		count(len(spec.Seeds), "seed"), count(spec.SetCombinations(), "sets combination"))
+	if all := spec.Product(); n < all {
+		fmt.Fprintf(stderr, "sweep: %d fewer: a run whose policy or workload ignores a sets key (policy.* keys, im2col) runs once, at that key's default\n", all-n)
+	}
 	// An array task (--task) runs its slice of a sweep whose size was
 	// accepted when its script was emitted.
 	if n > maxUnconfirmedRuns && !*yes && *task < 0 {
