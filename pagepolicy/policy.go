@@ -17,29 +17,19 @@ import (
 	"strings"
 
 	"github.com/mgpu-sim/mgpu/objtable"
+	"github.com/mgpu-sim/mgpu/pte"
 )
 
-// Bits are the two PTE policy bits of OASIS Fig. 12.
-type Bits uint8
+// Bits are the two PTE policy bits of OASIS Fig. 12 (package pte, which
+// the wire to the driver shares).
+type Bits = pte.Bits
 
 // The PTE policy-bit encodings (OASIS Fig. 12).
 const (
-	OnTouch       Bits = 0b00
-	AccessCounter Bits = 0b01
-	Duplication   Bits = 0b11
+	OnTouch       = pte.OnTouch
+	AccessCounter = pte.AccessCounter
+	Duplication   = pte.Duplication
 )
-
-func (b Bits) String() string {
-	switch b {
-	case OnTouch:
-		return "on-touch"
-	case AccessCounter:
-		return "access-counter"
-	case Duplication:
-		return "duplication"
-	}
-	return fmt.Sprintf("bits(%02b)", uint8(b))
-}
 
 // Action is what the driver does to resolve a fault.
 type Action uint8
@@ -68,7 +58,7 @@ func (a Action) String() string {
 }
 
 // Host is the residency of a page that lives in CPU memory.
-const Host = -1
+const Host = pte.Host
 
 // Fault is one far fault as the driver sees it.
 type Fault struct {

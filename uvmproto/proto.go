@@ -13,12 +13,12 @@ package uvmproto
 import (
 	"github.com/sarchlab/akita/v3/sim"
 
-	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/pte"
 )
 
 // Host is the location of a page in CPU memory, wherever a GPU index is
 // expected.
-const Host = pagepolicy.Host
+const Host = pte.Host
 
 // MapKind is how a GPU's local PTE maps a page.
 type MapKind uint8
@@ -45,7 +45,7 @@ func (k MapKind) Remote() bool { return k == RemoteRO || k == RemoteRW }
 type PTE struct {
 	Kind  MapKind
 	Owner int8 // the GPU a remote mapping points at
-	Bits  pagepolicy.Bits
+	Bits  pte.Bits
 }
 
 // Inval is one page to shoot down on one GPU. Downgrade keeps the data
@@ -63,7 +63,7 @@ type Mapping struct {
 	Page  uint64
 	Kind  MapKind
 	Owner int // the GPU whose memory a remote mapping points at
-	Bits  pagepolicy.Bits
+	Bits  pte.Bits
 }
 
 // FaultEntry is one coalesced far fault in a GMMU's fault buffer.
