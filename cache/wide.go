@@ -1,6 +1,10 @@
 package cache
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/mgpu-sim/mgpu/recency"
+)
 
 // wideWays is the associativity from which a cache finds keys through a
 // hash index and keeps each set's LRU order in a list: a fully associative
@@ -26,10 +30,9 @@ type wide struct {
 	// backward-shift deletion); slots hold way+1, 0 is empty.
 	index []int32
 	shift uint
-	// prev and next link each set's valid ways from least to most
-	// recently used; head and tail are per set (-1: none).
-	prev, next []int32
-	head, tail []int32
+	// order links each set's valid ways from least to most recently
+	// used, a list per set.
+	order *recency.Lists
 	// free has a bit per way of each set, set while the way is invalid.
 	free  []uint64
 	words int // free words per set
@@ -46,8 +49,7 @@ func newWide(sets, ways int) *wide {
 		size <<= 1
 	}
 	w := &wide{index: make([]int32, size), shift: uint(64 - bits.TrailingZeros(uint(size))),
-		prev: make([]int32, n), next: make([]int32, n),
-		head: make([]int32, sets), tail: make([]int32, sets), words: (ways + 63) / 64}
+		order: recency.NewLists(n, sets), words: (ways + 63) / 64}
 	w.free = make([]uint64, sets*w.words)
 	w.reset(ways)
 	return w
@@ -56,8 +58,8 @@ func newWide(sets, ways int) *wide {
 // reset marks every way free.
 func (w *wide) reset(ways int) {
 	clear(w.index)
-	for s := range w.head {
-		w.head[s], w.tail[s] = -1, -1
+	w.order.Reset()
+	for s := 0; s < len(w.free)/w.words; s++ {
 		for i := 0; i < ways; i++ {
 			w.free[s*w.words+i/64] |= 1 << (i % 64)
 		}
@@ -111,38 +113,12 @@ func (c *Cache) indexRemove(i int) {
 	w.index[h] = 0
 }
 
-// unlink takes way i out of its set's LRU list.
-func (w *wide) unlink(s, i int) {
-	p, n := w.prev[i], w.next[i]
-	if p >= 0 {
-		w.next[p] = n
-	} else {
-		w.head[s] = n
-	}
-	if n >= 0 {
-		w.prev[n] = p
-	} else {
-		w.tail[s] = p
-	}
-}
-
-// append makes way i of set s the most recently used.
-func (w *wide) append(s, i int) {
-	w.prev[i], w.next[i] = w.tail[s], -1
-	if t := w.tail[s]; t >= 0 {
-		w.next[t] = int32(i)
-	} else {
-		w.head[s] = int32(i)
-	}
-	w.tail[s] = int32(i)
-}
-
 // touch makes valid way i the most recently used.
 func (c *Cache) touch(i int) {
-	s := c.setOfWay(i)
-	if c.wide.tail[s] != int32(i) {
-		c.wide.unlink(s, i)
-		c.wide.append(s, i)
+	s, o := c.setOfWay(i), c.wide.order
+	if o.Back(s) != int32(i) { // MoveToBack, written out so that it inlines
+		o.Unlink(s, int32(i))
+		o.PushBack(s, int32(i))
 	}
 }
 
@@ -151,7 +127,7 @@ func (c *Cache) drop(i int) {
 	w := c.wide
 	s := c.setOfWay(i)
 	c.indexRemove(i)
-	w.unlink(s, i)
+	w.order.Unlink(s, int32(i))
 	o := i - s*c.ways
 	w.free[s*w.words+o/64] |= 1 << (o % 64)
 	c.e[i].valid = false
@@ -166,7 +142,7 @@ func (c *Cache) wideVictim(s int) int {
 			return s*c.ways + k*64 + bits.TrailingZeros64(f)
 		}
 	}
-	return int(w.head[s])
+	return int(w.order.Front(s))
 }
 
 // wideInsert is Insert through the index.
@@ -184,13 +160,13 @@ func (c *Cache) wideInsert(key uint64, gen uint32) (victim uint64, evicted bool)
 	if c.e[i].valid {
 		victim, evicted = c.e[i].key, true
 		c.indexRemove(i)
-		w.unlink(s, i)
+		w.order.Unlink(s, int32(i))
 	} else {
 		o := i - s*c.ways
 		w.free[s*w.words+o/64] &^= 1 << (o % 64)
 	}
 	c.e[i] = entry{key: key, gen: gen, valid: true}
 	c.indexAdd(i)
-	w.append(s, i)
+	w.order.PushBack(s, int32(i))
 	return victim, evicted
 }

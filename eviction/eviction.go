@@ -7,6 +7,7 @@ package eviction
 
 import (
 	"fmt"
+	"github.com/mgpu-sim/mgpu/recency"
 	"strings"
 )
 
@@ -103,55 +104,11 @@ func NewWith(name string, o Options) (Policy, error) {
 	return nil, fmt.Errorf("unknown eviction policy %q: valid policies are %s", name, strings.Join(Names(), ", "))
 }
 
-// list is an intrusive doubly linked list over dense indices, so that
-// moving an entry to the tail is O(1) without allocation.
-type list struct {
-	prev, next []int32
-	in         []bool
-	head, tail int32
-}
-
-func newList(n uint64) *list {
-	l := &list{prev: make([]int32, n), next: make([]int32, n), in: make([]bool, n), head: -1, tail: -1}
-	return l
-}
-
-func (l *list) remove(i int32) {
-	if !l.in[i] {
-		return
-	}
-	p, n := l.prev[i], l.next[i]
-	if p >= 0 {
-		l.next[p] = n
-	} else {
-		l.head = n
-	}
-	if n >= 0 {
-		l.prev[n] = p
-	} else {
-		l.tail = p
-	}
-	l.in[i] = false
-}
-
-// pushBack moves i to the tail (most recent).
-func (l *list) pushBack(i int32) {
-	l.remove(i)
-	l.prev[i], l.next[i] = l.tail, -1
-	if l.tail >= 0 {
-		l.next[l.tail] = i
-	} else {
-		l.head = i
-	}
-	l.tail = i
-	l.in[i] = true
-}
-
 // chunkLRM is LRM2MB: per GPU, chunks ordered by their last migration in.
 type chunkLRM struct {
 	per      uint64
 	pages    uint64
-	order    []*list
+	order    []*recency.List
 	resident [][]int32 // per GPU, per chunk: resident page count
 	isRes    [][]bool  // per GPU, per page
 }
@@ -160,7 +117,7 @@ func newChunkLRM(gpus int, pages, per uint64) *chunkLRM {
 	chunks := (pages + per - 1) / per
 	c := &chunkLRM{per: per, pages: pages}
 	for g := 0; g < gpus; g++ {
-		c.order = append(c.order, newList(chunks))
+		c.order = append(c.order, recency.NewList(int(chunks)))
 		c.resident = append(c.resident, make([]int32, chunks))
 		c.isRes = append(c.isRes, make([]bool, pages))
 	}
@@ -173,7 +130,7 @@ func (c *chunkLRM) Placed(g int, p uint64) {
 		c.isRes[g][p] = true
 		c.resident[g][ch]++
 	}
-	c.order[g].pushBack(ch)
+	c.order[g].Touch(ch)
 }
 
 func (c *chunkLRM) Removed(g int, p uint64) {
@@ -184,14 +141,14 @@ func (c *chunkLRM) Removed(g int, p uint64) {
 	ch := int32(p / c.per)
 	c.resident[g][ch]--
 	if c.resident[g][ch] == 0 {
-		c.order[g].remove(ch)
+		c.order[g].Remove(ch)
 	}
 }
 
 func (c *chunkLRM) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []uint64 {
 	start := len(dst)
 	l := c.order[g]
-	for ch := l.head; ch >= 0 && len(dst)-start < n; ch = l.next[ch] {
+	for ch := l.Front(); ch >= 0 && len(dst)-start < n; ch = l.Next(ch) {
 		dst = c.appendChunk(g, ch, pinned, dst)
 	}
 	return dst
@@ -199,31 +156,31 @@ func (c *chunkLRM) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []u
 
 // pageLRU is LRU4KB: per GPU, pages ordered by their last access.
 type pageLRU struct {
-	order []*list
+	order []*recency.List
 }
 
 func newPageLRU(gpus int, pages uint64) *pageLRU {
 	l := &pageLRU{}
 	for g := 0; g < gpus; g++ {
-		l.order = append(l.order, newList(pages))
+		l.order = append(l.order, recency.NewList(int(pages)))
 	}
 	return l
 }
 
-func (l *pageLRU) Placed(g int, p uint64)  { l.order[g].pushBack(int32(p)) }
-func (l *pageLRU) Removed(g int, p uint64) { l.order[g].remove(int32(p)) }
+func (l *pageLRU) Placed(g int, p uint64)  { l.order[g].Touch(int32(p)) }
+func (l *pageLRU) Removed(g int, p uint64) { l.order[g].Remove(int32(p)) }
 
 // Touch moves an accessed resident page to the most recent end.
 func (l *pageLRU) Touch(g int, p uint64) {
-	if o := l.order[g]; o.in[p] && o.tail != int32(p) {
-		o.pushBack(int32(p))
+	if o := l.order[g]; o.Contains(int32(p)) && o.Back() != int32(p) {
+		o.Touch(int32(p))
 	}
 }
 
 func (l *pageLRU) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []uint64 {
 	start := len(dst)
 	o := l.order[g]
-	for p := o.head; p >= 0 && len(dst)-start < n; p = o.next[p] {
+	for p := o.Front(); p >= 0 && len(dst)-start < n; p = o.Next(p) {
 		if !pinned(uint64(p)) {
 			dst = append(dst, uint64(p))
 		}

@@ -50,8 +50,8 @@ func (c *chunkLFU) Touch(g int, p uint64) {
 		}
 	}
 	cnt[ch]++
-	if c.isRes[g][p] && c.order[g].tail != ch {
-		c.order[g].pushBack(ch)
+	if c.isRes[g][p] && c.order[g].Back() != ch {
+		c.order[g].Touch(ch)
 	}
 }
 
@@ -63,7 +63,7 @@ func (c *chunkLFU) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []u
 	l, cnt := c.order[g], c.count[g]
 	for len(dst)-start < n {
 		best := int32(-1)
-		for ch := l.head; ch >= 0; ch = l.next[ch] {
+		for ch := l.Front(); ch >= 0; ch = l.Next(ch) {
 			if !c.picked.has(uint64(ch)) && (best < 0 || cnt[ch] < cnt[best]) {
 				best = ch
 			}

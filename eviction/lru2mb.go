@@ -22,7 +22,7 @@ func (c chunkLRU) Touch(g int, p uint64) {
 	if !c.isRes[g][p] {
 		return
 	}
-	if ch, o := int32(p/c.per), c.order[g]; o.tail != ch {
-		o.pushBack(ch)
+	if ch, o := int32(p/c.per), c.order[g]; o.Back() != ch {
+		o.Touch(ch)
 	}
 }

@@ -1,5 +1,7 @@
 package eviction
 
+import "github.com/mgpu-sim/mgpu/recency"
+
 // NRU is Not Recently Used, the policy UVMMU's Fig. 5 compares (its ref.
 // [21], Kabir et al. 2013). Each resident page has a referenced bit, set
 // when it arrives and on every access (Toucher); victims are pages whose
@@ -15,15 +17,15 @@ const NRU = "nru"
 // nru is NRU. A page is referenced on g when ref[g][p] equals period[g],
 // so clearing every bit is one increment.
 type nru struct {
-	order  []*list    // per GPU, resident pages in arrival order
-	ref    [][]uint32 // per GPU, per page: the period of its last reference
+	order  []*recency.List // per GPU, resident pages in arrival order
+	ref    [][]uint32      // per GPU, per page: the period of its last reference
 	period []uint32
 }
 
 func newNRU(o Options) *nru {
 	n := &nru{period: make([]uint32, o.GPUs)}
 	for g := 0; g < o.GPUs; g++ {
-		n.order = append(n.order, newList(o.Pages))
+		n.order = append(n.order, recency.NewList(int(o.Pages)))
 		n.ref = append(n.ref, make([]uint32, o.Pages))
 		n.period[g] = 1
 	}
@@ -31,17 +33,17 @@ func newNRU(o Options) *nru {
 }
 
 func (n *nru) Placed(g int, p uint64) {
-	if !n.order[g].in[p] {
-		n.order[g].pushBack(int32(p))
+	if !n.order[g].Contains(int32(p)) {
+		n.order[g].Touch(int32(p))
 	}
 	n.ref[g][p] = n.period[g]
 }
 
-func (n *nru) Removed(g int, p uint64) { n.order[g].remove(int32(p)) }
+func (n *nru) Removed(g int, p uint64) { n.order[g].Remove(int32(p)) }
 
 // Touch sets the referenced bit of a resident page.
 func (n *nru) Touch(g int, p uint64) {
-	if n.order[g].in[p] {
+	if n.order[g].Contains(int32(p)) {
 		n.ref[g][p] = n.period[g]
 	}
 }
@@ -64,7 +66,7 @@ func (n *nru) Victims(g, want int, pinned func(uint64) bool, dst []uint64) []uin
 // reference period satisfies keep.
 func (n *nru) appendWhere(g, want int, keep func(uint32) bool, pinned func(uint64) bool, dst []uint64) []uint64 {
 	o, ref, got := n.order[g], n.ref[g], 0
-	for p := o.head; p >= 0 && got < want; p = o.next[p] {
+	for p := o.Front(); p >= 0 && got < want; p = o.Next(p) {
 		if keep(ref[p]) && !pinned(uint64(p)) {
 			dst = append(dst, uint64(p))
 			got++

@@ -33,7 +33,7 @@ func (s *seqLocal) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []u
 	start := len(dst)
 	s.listed.next()
 	o := s.order[g]
-	for p := o.head; p >= 0 && len(dst)-start < n; p = o.next[p] {
+	for p := o.Front(); p >= 0 && len(dst)-start < n; p = o.Next(p) {
 		if !s.listed.has(uint64(p)) && !pinned(uint64(p)) {
 			b := uint64(p) / s.per
 			dst = s.appendRange(g, b*s.per, min((b+1)*s.per, s.pages), pinned, dst)
@@ -45,9 +45,9 @@ func (s *seqLocal) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []u
 // appendRange lists the pages in [lo, hi) resident on g, not pinned and not
 // yet listed, in address order, and marks them listed.
 func (s *seqLocal) appendRange(g int, lo, hi uint64, pinned func(uint64) bool, dst []uint64) []uint64 {
-	in := s.order[g].in
+	o := s.order[g]
 	for q := lo; q < hi; q++ {
-		if in[q] && !s.listed.has(q) && !pinned(q) {
+		if o.Contains(int32(q)) && !s.listed.has(q) && !pinned(q) {
 			s.listed.set(q)
 			dst = append(dst, q)
 		}
@@ -57,9 +57,9 @@ func (s *seqLocal) appendRange(g int, lo, hi uint64, pinned func(uint64) bool, d
 
 // live counts the pages in [lo, hi) resident on g and not yet listed.
 func (s *seqLocal) live(g int, lo, hi uint64) uint64 {
-	in, n := s.order[g].in, uint64(0)
+	o, n := s.order[g], uint64(0)
 	for q := lo; q < hi; q++ {
-		if in[q] && !s.listed.has(q) {
+		if o.Contains(int32(q)) && !s.listed.has(q) {
 			n++
 		}
 	}

@@ -44,7 +44,7 @@ func (t *tbnEvict) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []u
 	start := len(dst)
 	t.listed.next()
 	o := t.order[g]
-	for p := o.head; p >= 0 && len(dst)-start < n; p = o.next[p] {
+	for p := o.Front(); p >= 0 && len(dst)-start < n; p = o.Next(p) {
 		if t.listed.has(uint64(p)) || pinned(uint64(p)) {
 			continue
 		}

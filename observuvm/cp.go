@@ -1,6 +1,10 @@
 package observuvm
 
-import "math"
+import (
+	"math"
+
+	"github.com/mgpu-sim/mgpu/recency"
+)
 
 // cp is Cyclic Protection (Sec. VI-A, Fig. 7c), for loops over more
 // regions than fit in HBM, where LRU evicts every region just before its
@@ -36,7 +40,7 @@ type cp struct {
 
 type cpGPU struct {
 	l          *olist
-	s          *onode // first unprotected node; all nodes before it are protected (mark)
+	s          int32 // first unprotected node (recency.None: none); all nodes before it are protected (mark)
 	nUnprot    int
 	w          int // window target; -1 until the first eviction
 	nominated  map[uint64]bool
@@ -46,7 +50,7 @@ type cpGPU struct {
 func newCP(c Config, gpus int) *cp {
 	p := &cp{unprot: 1 - c.CPProtected, step: c.CPStep, tail: c.CPVictim == CPTail}
 	for range gpus {
-		p.per = append(p.per, &cpGPU{l: newOList(), w: -1, nominated: map[uint64]bool{}})
+		p.per = append(p.per, &cpGPU{l: newOList(), s: recency.None, w: -1, nominated: map[uint64]bool{}})
 	}
 	return p
 }
@@ -65,20 +69,20 @@ func (p *cp) window(s *cpGPU) int {
 // rebalance moves the boundary until the window holds its target.
 func (p *cp) rebalance(s *cpGPU) {
 	t := p.window(s)
-	for s.nUnprot > t && s.s != nil {
-		s.s.mark = true
-		s.s = s.s.next
+	for s.nUnprot > t && s.s != recency.None {
+		s.l.setMark(s.s, true)
+		s.s = s.l.next(s.s)
 		s.nUnprot--
 	}
 	for s.nUnprot < t {
-		c := s.l.tail
-		if s.s != nil {
-			c = s.s.prev
+		c := s.l.tail()
+		if s.s != recency.None {
+			c = s.l.prev(s.s)
 		}
-		if c == nil || !c.mark {
+		if c == recency.None || !s.l.marked(c) {
 			break
 		}
-		c.mark = false
+		s.l.setMark(c, false)
 		s.s = c
 		s.nUnprot++
 	}
@@ -87,7 +91,7 @@ func (p *cp) rebalance(s *cpGPU) {
 func (p *cp) insert(s *cpGPU, r uint64) {
 	n := s.l.pushBack(r)
 	s.nUnprot++
-	if s.s == nil {
+	if s.s == recency.None {
 		s.s = n
 	}
 	p.rebalance(s)
@@ -95,13 +99,13 @@ func (p *cp) insert(s *cpGPU, r uint64) {
 
 func (p *cp) drop(s *cpGPU, r uint64) {
 	n := s.l.get(r)
-	if n == nil {
+	if n == recency.None {
 		return
 	}
-	if !n.mark {
+	if !s.l.marked(n) {
 		s.nUnprot--
 		if n == s.s {
-			s.s = n.next
+			s.s = s.l.next(n)
 		}
 	}
 	s.l.remove(r)
@@ -154,21 +158,21 @@ func (p *cp) OnEviction(g int, r uint64, unseen bool) {
 func (p *cp) Victim(g int, skip func(uint64) bool) (uint64, bool) {
 	s := p.per[g]
 	if p.tail {
-		return first(s.l.tail, true, skip)
+		return s.l.first(s.l.tail(), true, skip)
 	}
-	if r, ok := first(s.s, false, skip); ok {
+	if r, ok := s.l.first(s.s, false, skip); ok {
 		return r, true
 	}
-	return first(s.l.head, false, skip) // only protected regions are evictable
+	return s.l.first(s.l.head(), false, skip) // only protected regions are evictable
 }
 
 func (p *cp) Candidates(g, n int, skip func(uint64) bool, dst []uint64) []uint64 {
 	s := p.per[g]
 	start := len(dst)
 	if p.tail {
-		dst = walk(s.l.tail, true, n, skip, dst)
+		dst = s.l.walk(s.l.tail(), true, n, skip, dst)
 	} else {
-		dst = walk(s.s, false, n, skip, dst)
+		dst = s.l.walk(s.s, false, n, skip, dst)
 	}
 	for _, r := range dst[start:] {
 		s.nominated[r] = true

@@ -100,7 +100,7 @@ func (p *lfu) OnPrefetch(g int, r uint64, _ uint64) {
 
 func (p *lfu) Victim(g int, skip func(uint64) bool) (uint64, bool) {
 	for _, b := range p.per[g].bins {
-		if r, ok := first(b.head, false, skip); ok {
+		if r, ok := b.first(b.head(), false, skip); ok {
 			return r, true
 		}
 	}
@@ -113,7 +113,7 @@ func (p *lfu) Candidates(g, n int, skip func(uint64) bool, dst []uint64) []uint6
 		if len(dst)-start >= n {
 			break
 		}
-		dst = walk(b.head, false, n-(len(dst)-start), skip, dst)
+		dst = b.walk(b.head(), false, n-(len(dst)-start), skip, dst)
 	}
 	return dst
 }

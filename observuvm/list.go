@@ -3,6 +3,8 @@ package observuvm
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/mgpu-sim/mgpu/recency"
 )
 
 // Geometry maps the simulator's page numbers onto ObservUVM's units: the
@@ -49,108 +51,91 @@ func newRand(seed uint64, gpu int) *rand.Rand {
 
 // olist is an ordered set of regions, head (oldest) to tail (newest), with
 // O(1) membership, removal and move to the tail. Decisions walk it in
-// order, never a map, so they are deterministic.
+// order, never a map, so they are deterministic. Its nodes are
+// recency.Lists nodes, named by int32 (recency.None: no node); a removed
+// region's node is reused.
 type olist struct {
-	nodes      map[uint64]*onode
-	head, tail *onode
-	free       *onode // removed nodes, reused
+	l    *recency.Lists
+	node map[uint64]int32
+	key  []uint64 // per node
+	mark []bool   // per node, owner-defined (CP: protected)
+	free []int32  // removed nodes
 }
 
-type onode struct {
-	key        uint64
-	prev, next *onode
-	mark       bool // owner-defined (CP: protected)
-}
+func newOList() *olist { return &olist{l: recency.NewLists(0, 1), node: map[uint64]int32{}} }
 
-func newOList() *olist { return &olist{nodes: map[uint64]*onode{}} }
+func (l *olist) len() int { return len(l.node) }
 
-func (l *olist) len() int { return len(l.nodes) }
-
-func (l *olist) get(k uint64) *onode { return l.nodes[k] }
-
-func (l *olist) has(k uint64) bool { _, ok := l.nodes[k]; return ok }
-
-// unlink detaches n without forgetting it.
-func (l *olist) unlink(n *onode) {
-	if n.prev != nil {
-		n.prev.next = n.next
-	} else {
-		l.head = n.next
-	}
-	if n.next != nil {
-		n.next.prev = n.prev
-	} else {
-		l.tail = n.prev
-	}
-	n.prev, n.next = nil, nil
-}
-
-func (l *olist) linkBack(n *onode) {
-	n.prev, n.next = l.tail, nil
-	if l.tail != nil {
-		l.tail.next = n
-	} else {
-		l.head = n
-	}
-	l.tail = n
-}
-
-// pushBack inserts k at the tail, or moves it there, and returns its node.
-func (l *olist) pushBack(k uint64) *onode {
-	if n, ok := l.nodes[k]; ok {
-		if n != l.tail {
-			l.unlink(n)
-			l.linkBack(n)
-		}
+// get is k's node, or recency.None.
+func (l *olist) get(k uint64) int32 {
+	if n, ok := l.node[k]; ok {
 		return n
 	}
-	n := l.free
-	if n != nil {
-		l.free = n.next
-		*n = onode{}
-	} else {
-		n = &onode{}
+	return recency.None
+}
+
+func (l *olist) has(k uint64) bool { _, ok := l.node[k]; return ok }
+
+func (l *olist) head() int32             { return l.l.Front(0) }
+func (l *olist) tail() int32             { return l.l.Back(0) }
+func (l *olist) next(n int32) int32      { return l.l.Next(n) }
+func (l *olist) prev(n int32) int32      { return l.l.Prev(n) }
+func (l *olist) marked(n int32) bool     { return l.mark[n] }
+func (l *olist) setMark(n int32, m bool) { l.mark[n] = m }
+
+// pushBack inserts k at the tail, or moves it there, and returns its node.
+func (l *olist) pushBack(k uint64) int32 {
+	if n, ok := l.node[k]; ok {
+		l.l.MoveToBack(0, n)
+		return n
 	}
-	n.key = k
-	l.nodes[k] = n
-	l.linkBack(n)
+	var n int32
+	if f := len(l.free); f > 0 {
+		n, l.free = l.free[f-1], l.free[:f-1]
+		l.key[n], l.mark[n] = k, false
+	} else {
+		n = l.l.Grow()
+		l.key, l.mark = append(l.key, k), append(l.mark, false)
+	}
+	l.node[k] = n
+	l.l.PushBack(0, n)
 	return n
 }
 
 // remove deletes k and reports whether it was there.
 func (l *olist) remove(k uint64) bool {
-	n, ok := l.nodes[k]
+	n, ok := l.node[k]
 	if !ok {
 		return false
 	}
-	l.unlink(n)
-	delete(l.nodes, k)
-	n.next, l.free = l.free, n
+	l.l.Unlink(0, n)
+	delete(l.node, k)
+	l.free = append(l.free, n)
 	return true
 }
 
-// walk appends to dst, from n along next (or prev when back), the keys for
-// which skip is false, until dst has grown by want.
-func walk(n *onode, back bool, want int, skip func(uint64) bool, dst []uint64) []uint64 {
-	for got := 0; n != nil && got < want; {
-		if skip == nil || !skip(n.key) {
-			dst = append(dst, n.key)
+// walk appends to dst, from node n along next (or prev when back), the
+// keys for which skip is false, until dst has grown by want.
+func (l *olist) walk(n int32, back bool, want int, skip func(uint64) bool, dst []uint64) []uint64 {
+	for got := 0; n != recency.None && got < want; {
+		if k := l.key[n]; skip == nil || !skip(k) {
+			dst = append(dst, k)
 			got++
 		}
 		if back {
-			n = n.prev
+			n = l.prev(n)
 		} else {
-			n = n.next
+			n = l.next(n)
 		}
 	}
 	return dst
 }
 
-// first returns the first key from n (along next, or prev when back) for
-// which skip is false.
-func first(n *onode, back bool, skip func(uint64) bool) (uint64, bool) {
+// first returns the first key from node n (along next, or prev when back)
+// for which skip is false.
+func (l *olist) first(n int32, back bool, skip func(uint64) bool) (uint64, bool) {
 	var buf [1]uint64
-	if r := walk(n, back, 1, skip, buf[:0]); len(r) == 1 {
+	if r := l.walk(n, back, 1, skip, buf[:0]); len(r) == 1 {
 		return r[0], true
 	}
 	return 0, false

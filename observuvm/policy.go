@@ -87,7 +87,7 @@ func (p *lrm) OnEviction(g int, r uint64, _ bool)                            { p
 func (p *lrm) OnPrefetch(g int, r uint64, _ uint64)                          { p.lists[g].pushBack(r) }
 func (*lrm) Candidates(_, _ int, _ func(uint64) bool, dst []uint64) []uint64 { return dst }
 func (p *lrm) Victim(g int, skip func(uint64) bool) (uint64, bool) {
-	return first(p.lists[g].head, false, skip)
+	return p.lists[g].first(p.lists[g].head(), false, skip)
 }
 
 // lru is the approximate LRU of Listing 1 (Fig. 7a): faults insert or
@@ -113,10 +113,10 @@ func (p *lru) OnPrefetch(g int, r uint64, _ uint64) {
 	}
 }
 func (p *lru) Victim(g int, skip func(uint64) bool) (uint64, bool) {
-	return first(p.lists[g].head, false, skip)
+	return p.lists[g].first(p.lists[g].head(), false, skip)
 }
 func (p *lru) Candidates(g, n int, skip func(uint64) bool, dst []uint64) []uint64 {
-	return walk(p.lists[g].head, false, n, skip, dst)
+	return p.lists[g].walk(p.lists[g].head(), false, n, skip, dst)
 }
 
 // oracleLRU is true LRU over every HBM hit (not in the paper): the

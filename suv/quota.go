@@ -1,6 +1,10 @@
 package suv
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mgpu-sim/mgpu/recency"
+)
 
 // QuotaPool is the HBM one structure reserves on one GPU for OnDemand
 // (Temporal, fault-driven) or EnableAC (Unknown, counter-driven)
@@ -16,13 +20,11 @@ import "fmt"
 // of the structure lands, Removed when it leaves, and evicts Victims(Over())
 // after each batch of placements.
 type QuotaPool struct {
-	object     string
-	first, n   uint64 // the structure's pages: first .. first+n-1
-	quota      uint64 // pages
-	resident   uint64
-	prev, next []int32
-	in         []bool
-	head, tail int32
+	object   string
+	first, n uint64 // the structure's pages: first .. first+n-1
+	quota    uint64 // pages
+	resident uint64
+	order    *recency.List // held pages, by index from first, least recently migrated first
 }
 
 // NewQuotaPool returns an empty pool of quota pages for the structure
@@ -31,15 +33,14 @@ func NewQuotaPool(object string, first, pages, quota uint64) (*QuotaPool, error)
 	if pages == 0 || pages > 1<<31-1 {
 		return nil, fmt.Errorf("suv pool %q: %d pages: must be in 1..%d", object, pages, 1<<31-1)
 	}
-	return &QuotaPool{object: object, first: first, n: pages, quota: quota,
-		prev: make([]int32, pages), next: make([]int32, pages), in: make([]bool, pages), head: -1, tail: -1}, nil
+	return &QuotaPool{object: object, first: first, n: pages, quota: quota, order: recency.NewList(int(pages))}, nil
 }
 
 // Owns reports whether page p belongs to the pool's structure.
 func (q *QuotaPool) Owns(p uint64) bool { return p >= q.first && p-q.first < q.n }
 
 // Holds reports whether the pool holds page p.
-func (q *QuotaPool) Holds(p uint64) bool { return q.Owns(p) && q.in[p-q.first] }
+func (q *QuotaPool) Holds(p uint64) bool { return q.Owns(p) && q.order.Contains(int32(p-q.first)) }
 
 // Place records that page p of the structure migrated in; it becomes the
 // most recently migrated. A page of another structure is an error and
@@ -49,44 +50,19 @@ func (q *QuotaPool) Place(p uint64) error {
 		return fmt.Errorf("suv pool %q: page %d is not its structure's (pages %d..%d)", q.object, p, q.first, q.first+q.n-1)
 	}
 	i := int32(p - q.first)
-	if !q.in[i] {
+	if !q.order.Contains(i) {
 		q.resident++
 	}
-	q.unlink(i)
-	q.prev[i], q.next[i] = q.tail, -1
-	if q.tail >= 0 {
-		q.next[q.tail] = i
-	} else {
-		q.head = i
-	}
-	q.tail, q.in[i] = i, true
+	q.order.Touch(i)
 	return nil
 }
 
 // Removed records that page p left HBM. Pages the pool does not hold are
 // ignored.
 func (q *QuotaPool) Removed(p uint64) {
-	if q.Owns(p) && q.in[p-q.first] {
-		q.unlink(int32(p - q.first))
-		q.in[p-q.first] = false
+	if q.Holds(p) {
+		q.order.Remove(int32(p - q.first))
 		q.resident--
-	}
-}
-
-func (q *QuotaPool) unlink(i int32) {
-	if !q.in[i] {
-		return
-	}
-	p, n := q.prev[i], q.next[i]
-	if p >= 0 {
-		q.next[p] = n
-	} else {
-		q.head = n
-	}
-	if n >= 0 {
-		q.prev[n] = p
-	} else {
-		q.tail = p
 	}
 }
 
@@ -101,7 +77,7 @@ func (q *QuotaPool) Over() int {
 // Victims appends up to n of the pool's pages to dst, least recently
 // migrated first. They are always the pool's own.
 func (q *QuotaPool) Victims(n int, dst []uint64) []uint64 {
-	for i := q.head; i >= 0 && n > 0; i = q.next[i] {
+	for i := q.order.Front(); i >= 0 && n > 0; i = q.order.Next(i) {
 		dst = append(dst, q.first+uint64(i))
 		n--
 	}
