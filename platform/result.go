@@ -16,12 +16,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mgpu-sim/mgpu/earlyadaptor"
 	"github.com/mgpu-sim/mgpu/interconnect"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/units"
-	"github.com/mgpu-sim/mgpu/uvmsmart"
 )
 
 // Version is mgpu's release; the VCS revision is appended when the binary
@@ -195,20 +193,11 @@ func (s *System) result() *Result {
 	}
 	rep := s.driver.Policy().Report()
 	r.PolicyStats, r.PolicyHistory = rep.Stats, rep.History
-	if ea := s.driver.Service().EAStats(); ea != nil {
-		r.PolicyStats = addEAStats(r.PolicyStats, ea)
-	}
-	if st, ok := s.driver.Service().UVMMUStats(); ok {
-		r.PolicyStats = addStats(r.PolicyStats, st)
-	}
-	if st, ok := s.driver.Service().ObserveStats(); ok {
-		r.PolicyStats = addStats(r.PolicyStats, st)
-	}
-	if st, ok := s.driver.Service().SUVStats(); ok {
-		r.PolicyStats = addStats(r.PolicyStats, st)
-	}
-	if st, ok := s.driver.Service().UVMSmartStats(); ok {
-		r.PolicyStats = addUVMSmartStats(r.PolicyStats, st)
+	for k, v := range s.driver.Service().Report() {
+		if r.PolicyStats == nil {
+			r.PolicyStats = map[string]float64{}
+		}
+		r.PolicyStats[k] += v
 	}
 	for i, g := range s.gpus {
 		pc := &r.PerGPU[i]
@@ -228,53 +217,6 @@ func (s *System) result() *Result {
 		r.Objects = append(r.Objects, ObjectInfo{ID: o.ID, Name: o.Name, Size: units.Bytes(o.Size), Pages: o.Pages(uint64(c.PageSize))})
 	}
 	return r
-}
-
-// addEAStats adds the Early-Adaptor controllers' counts, summed over the
-// GPUs, to a policy's stats as ea_* entries.
-func addEAStats(m map[string]float64, ea []earlyadaptor.Stats) map[string]float64 {
-	for _, st := range ea {
-		m = addStats(m, map[string]uint64{"ea_detections": st.Detections, "ea_evaluations": st.Evaluations,
-			"ea_risk_signals": st.RiskSignals, "ea_threshold_changes": st.Changes, "ea_decreases": st.Decreases,
-			"ea_disables": st.Disables, "ea_enables": st.Enables, "ea_blocks_disabled": st.BlocksDisabled})
-	}
-	return m
-}
-
-// addUVMSmartStats adds UVMSmart's counts as uvmsmart_* entries: each
-// mode (1 when on) and, when on, the simulated time it came on; the
-// allocations per pattern at the last decision.
-func addUVMSmartStats(m map[string]float64, st uvmsmart.Stats) map[string]float64 {
-	on := func(at float64) uint64 {
-		if at >= 0 {
-			return 1
-		}
-		return 0
-	}
-	counts := map[string]uint64{"uvmsmart_decisions": st.Decisions, "uvmsmart_remote_maps": st.RemoteMaps,
-		"uvmsmart_hot_blocks": st.Hot, "uvmsmart_zero_copy": on(st.ZeroCopyAtNs), "uvmsmart_tbn_eviction": on(st.TBNAtNs)}
-	for p, n := range st.Patterns {
-		counts["uvmsmart_allocs_"+strings.ReplaceAll(uvmsmart.Pattern(p).String(), "-", "_")] = n
-	}
-	m = addStats(m, counts)
-	if st.ZeroCopyAtNs >= 0 {
-		m["uvmsmart_zero_copy_at_ns"] = st.ZeroCopyAtNs
-	}
-	if st.TBNAtNs >= 0 {
-		m["uvmsmart_tbn_eviction_at_ns"] = st.TBNAtNs
-	}
-	return m
-}
-
-// addStats adds counts to a policy's stats.
-func addStats(m map[string]float64, st map[string]uint64) map[string]float64 {
-	if m == nil {
-		m = map[string]float64{}
-	}
-	for k, v := range st {
-		m[k] += float64(v)
-	}
-	return m
 }
 
 // WriteJSON writes the result, indented.

@@ -257,6 +257,7 @@ func (s *Service) buildUVMSmart(b Builder, pf prefetch.Config) error {
 		return err
 	}
 	s.smart = c
+	s.reports = append(s.reports, s.smartReport)
 	return nil
 }
 
@@ -286,6 +287,7 @@ func (s *Service) buildEarlyAdaptor(b Builder, pf prefetch.Config, gpus int) err
 		}
 		s.ea[g] = c
 	}
+	s.reports = append(s.reports, s.eaReport)
 	return nil
 }
 

@@ -135,6 +135,7 @@ func (s *Service) buildHardware(b Builder, gpus int) error {
 		h.frame = append(h.frame, frame)
 	}
 	s.hw = h
+	s.reports = append(s.reports, s.hwReport)
 	return nil
 }
 
@@ -423,12 +424,8 @@ func (s *Service) UVMMU(g int) *uvmmu.Unit {
 	return s.hw.units[g]
 }
 
-// UVMMUStats are the UVMMU units' counts summed over the GPUs, as
-// uvmmu_* entries, and whether hardware handling is on.
-func (s *Service) UVMMUStats() (map[string]uint64, bool) {
-	if s.hw == nil {
-		return nil, false
-	}
+// hwReport adds the UVMMU units' counts, summed over the GPUs.
+func (s *Service) hwReport(r map[string]float64) {
 	m := map[string]uint64{"uvmmu_recalls": s.hw.recalls}
 	for _, u := range s.hw.units {
 		c := u.Counters()
@@ -440,5 +437,5 @@ func (s *Service) UVMMUStats() (map[string]uint64, bool) {
 			m[k] += v
 		}
 	}
-	return m, true
+	add(r, m)
 }

@@ -106,8 +106,8 @@ func TestHardwareDefersFaultsOnGroupsInFlight(t *testing.T) {
 	if m, ok := rd.Send[0].Msg.(*uvmproto.MapMsg); !ok || m.Entries[0].Page != 7 {
 		t.Fatalf("the deferred fault's answer: %+v", rd.Send[0].Msg)
 	}
-	if st, _ := s.UVMMUStats(); st["uvmmu_faults"] != 1 {
-		t.Fatalf("%d group migrations for two faults on one group", st["uvmmu_faults"])
+	if st := s.Report(); st["uvmmu_faults"] != 1 {
+		t.Fatalf("%g group migrations for two faults on one group", st["uvmmu_faults"])
 	}
 }
 

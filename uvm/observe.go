@@ -82,6 +82,7 @@ func (s *Service) buildObserve(b Builder, pf prefetch.Config, gpus int) error {
 		}
 	}
 	s.observe = o
+	s.reports = append(s.reports, s.observeReport)
 	return nil
 }
 
@@ -377,13 +378,10 @@ func (w observePolicy) Decide(f pagepolicy.Fault, pg pagepolicy.Page) pagepolicy
 	return w.Policy.Decide(f, pg)
 }
 
-// ObserveStats are ObservUVM's counts, summed over GPUs (ok is false
-// without it): the engine's, the observer's and the driver's.
-func (s *Service) ObserveStats() (map[string]uint64, bool) {
+// observeReport adds ObservUVM's counts, summed over GPUs: the engine's,
+// the observer's and the driver's.
+func (s *Service) observeReport(r map[string]float64) {
 	o := s.observe
-	if o == nil {
-		return nil, false
-	}
 	m := map[string]uint64{"observuvm_samples_out": o.stats.SamplesOut, "observuvm_samples_in": o.stats.SamplesIn,
 		"observuvm_releases": o.stats.Releases, "observuvm_sample_pages_out": o.stats.SamplePagesOut,
 		"observuvm_sample_pages_in": o.stats.SamplePagesIn, "observuvm_region_prefetches": o.stats.RegionPrefetches,
@@ -397,5 +395,5 @@ func (s *Service) ObserveStats() (map[string]uint64, bool) {
 			m[k] += v
 		}
 	}
-	return m, true
+	add(r, m)
 }

@@ -139,8 +139,8 @@ func TestServiceEarlyAdaptor(t *testing.T) {
 	}
 	runBatch(t, s, 0, 600)  // block 1: 1024 pages, under capacity
 	runBatch(t, s, 0, 1100) // block 2: over capacity, evicts: detection
-	if st := s.EAStats()[0]; st.Detections != 1 {
-		t.Fatalf("no detection after evicting: %+v", st)
+	if st := s.Report(); st["ea_detections"] != 1 {
+		t.Fatalf("no detection after evicting: %v", st)
 	}
 	before := s.counters[0].Prefetches
 	runBatch(t, s, 0, 2000) // block 3 at 100%: the faulted page only

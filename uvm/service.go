@@ -3,6 +3,7 @@ package uvm
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/sarchlab/akita/v3/sim"
 
@@ -29,6 +30,10 @@ import (
 // one: shootdowns (until every GPU acknowledged), page copies (until every
 // copy arrived), PTE installs (the faulting GPU's ends its batch).
 type Service struct {
+	// reports are the Report contributions of the runtimes the config
+	// turned on, added as each is built.
+	reports []func(m map[string]float64)
+
 	cfg      Config
 	gpus     int
 	table    *PageTable
@@ -525,17 +530,33 @@ func (s *Service) failStep(err error) {
 	}
 }
 
-// EAStats are the Early-Adaptor controllers' counts, per GPU (nil without
-// one).
-func (s *Service) EAStats() []earlyadaptor.Stats {
-	if s.ea == nil {
-		return nil
+// Report is what the runtimes the config turned on counted, summed over
+// the GPUs, each under its prefix: ea_ (Early-Adaptor), uvmmu_ (UVMMU's
+// hardware path), observuvm_, suv_ (SUV and SC) and uvmsmart_. It is empty
+// when none is on.
+func (s *Service) Report() map[string]float64 {
+	m := map[string]float64{}
+	for _, r := range s.reports {
+		r(m)
 	}
-	out := make([]earlyadaptor.Stats, len(s.ea))
-	for g, c := range s.ea {
-		out[g] = c.Stats()
+	return m
+}
+
+// add adds counts to a report.
+func add(m map[string]float64, counts map[string]uint64) {
+	for k, v := range counts {
+		m[k] += float64(v)
 	}
-	return out
+}
+
+// eaReport adds the Early-Adaptor controllers' counts.
+func (s *Service) eaReport(m map[string]float64) {
+	for _, c := range s.ea {
+		st := c.Stats()
+		add(m, map[string]uint64{"ea_detections": st.Detections, "ea_evaluations": st.Evaluations,
+			"ea_risk_signals": st.RiskSignals, "ea_threshold_changes": st.Changes, "ea_decreases": st.Decreases,
+			"ea_disables": st.Disables, "ea_enables": st.Enables, "ea_blocks_disabled": st.BlocksDisabled})
+	}
 }
 
 // Trees are the GPUs' prefetchers (nil when prefetching is off), for a
@@ -569,13 +590,29 @@ func (s *Service) migrateGroupPage(g int, page uint64, invals [][]uvmproto.Inval
 	s.collect(g, plan, uvmproto.CauseMigration, invals)
 }
 
-// UVMSmartStats are UVMSmart's counts and whether each mode is on (ok is
-// false without it).
-func (s *Service) UVMSmartStats() (st uvmsmart.Stats, ok bool) {
-	if s.smart == nil {
-		return st, false
+// smartReport adds UVMSmart's counts: each mode (1 when on) and, when on,
+// the simulated time it came on; the allocations per pattern at the last
+// decision.
+func (s *Service) smartReport(m map[string]float64) {
+	st := s.smart.Stats()
+	on := func(at float64) uint64 {
+		if at >= 0 {
+			return 1
+		}
+		return 0
 	}
-	return s.smart.Stats(), true
+	counts := map[string]uint64{"uvmsmart_decisions": st.Decisions, "uvmsmart_remote_maps": st.RemoteMaps,
+		"uvmsmart_hot_blocks": st.Hot, "uvmsmart_zero_copy": on(st.ZeroCopyAtNs), "uvmsmart_tbn_eviction": on(st.TBNAtNs)}
+	for p, n := range st.Patterns {
+		counts["uvmsmart_allocs_"+strings.ReplaceAll(uvmsmart.Pattern(p).String(), "-", "_")] = n
+	}
+	add(m, counts)
+	if st.ZeroCopyAtNs >= 0 {
+		m["uvmsmart_zero_copy_at_ns"] = st.ZeroCopyAtNs
+	}
+	if st.TBNAtNs >= 0 {
+		m["uvmsmart_tbn_eviction_at_ns"] = st.TBNAtNs
+	}
 }
 
 // clearScratch is the service's reusable plan, emptied.

@@ -113,6 +113,7 @@ func (s *Service) buildSUV(b Builder) error {
 		m.pools = append(m.pools, map[int]*suv.QuotaPool{})
 	}
 	s.suv = m
+	s.reports = append(s.reports, s.suvReport)
 	return nil
 }
 
@@ -508,18 +509,14 @@ func (s *Service) wrapSUV() error {
 	return nil
 }
 
-// SUVStats are SUV-Mgmt's counts as suv_* result entries (ok is false
-// without it).
-func (s *Service) SUVStats() (map[string]uint64, bool) {
-	if s.suv == nil {
-		return nil, false
-	}
+// suvReport adds SUV-Mgmt's (or SC's) counts.
+func (s *Service) suvReport(m map[string]float64) {
 	st := s.suv.stats
-	return map[string]uint64{"suv_launches": st.Launches, "suv_pinned_hbm_pages": st.PinnedHBM,
+	add(m, map[string]uint64{"suv_launches": st.Launches, "suv_pinned_hbm_pages": st.PinnedHBM,
 		"suv_pinned_host_pages": st.PinnedHost, "suv_pooled_pages": st.Pooled, "suv_counted_pages": st.Counted,
 		"suv_prefetched_pages": st.Prefetched, "suv_iteration_evicted_pages": st.IterEvicted,
 		"suv_pool_evictions": st.PoolEvictions, "suv_ac_migrations": st.ACMigrations, "suv_ac_ignored": st.ACIgnored,
-		"suv_peer_mapped_pages": st.PeerMapped, "suv_placed_faults": st.PlacedFaults}, true
+		"suv_peer_mapped_pages": st.PeerMapped, "suv_placed_faults": st.PlacedFaults})
 }
 
 // verify checks, in the checking mode, what SUV-Mgmt promises after each
