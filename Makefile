@@ -3,7 +3,7 @@ GO ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BIN := bin/mgpu
 
-.PHONY: run test test-full bench bench-compare bench-figures lint build clean golden-full check-matrix configs test-slurm pgo fuzz
+.PHONY: run test test-full bench bench-compare bench-figures lint build clean golden-full check-matrix configs docs test-slurm pgo fuzz
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mgpu
@@ -31,6 +31,12 @@ test-full:
 # (mgpu list --yaml). A test fails when it falls out of date.
 configs: build
 	$(BIN) list --yaml > configs/oasis-4gpu.yaml.tmp && mv configs/oasis-4gpu.yaml.tmp configs/oasis-4gpu.yaml
+
+# docs/config.md: what mgpu list prints (workloads, policies, every config
+# key with its default and source) as markdown. A test fails when it falls
+# out of date (TestConfigDocIsCurrent); this rewrites it.
+docs:
+	$(GO) test ./cmd/mgpu -run '^TestConfigDocIsCurrent$$' -count=1 -update-docs
 
 # The coherence checker over every workload x policy x variant (2 MB pages,
 # 16 GPUs, oversubscription 1.5 and 3 with each eviction, spread over a

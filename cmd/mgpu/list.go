@@ -22,24 +22,22 @@ func cmdList(args []string, w io.Writer) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "WORKLOADS")
-	for _, n := range benchmarks.Names() {
-		wl, _ := benchmarks.New(n)
-		desc := wl.Description()
+	for _, l := range listWorkloads() {
+		desc := l.desc
 		var paper []string // the papers' names and preferred eviction
-		if a := benchmarks.AliasesOf(wl); len(a) > 0 {
-			paper = append(paper, strings.Join(a, ", "))
+		if l.aliases != "" {
+			paper = append(paper, l.aliases)
 		}
-		if e, ok := wl.(benchmarks.EvictionPreferring); ok {
-			pol, src := e.PreferredEviction()
-			paper = append(paper, "prefers "+pol+" eviction, "+src)
+		if l.eviction != "" {
+			paper = append(paper, "prefers "+l.eviction+" eviction, "+l.evictionSource)
 		}
 		if len(paper) > 0 {
 			desc = "(" + strings.Join(paper, "; ") + ") " + desc
 		}
-		if c := benchmarks.ClassOf(wl); c != "" { // the Early-Adaptor access class
-			desc = "[" + c + "] " + desc
+		if l.class != "" {
+			desc = "[" + l.class + "] " + desc
 		}
-		fmt.Fprintf(tw, "  %s\t%s\n", n, desc)
+		fmt.Fprintf(tw, "  %s\t%s\n", l.name, desc)
 	}
 	fmt.Fprintln(tw, "\nPOLICIES")
 	for _, n := range pagepolicy.Names() {
@@ -54,6 +52,31 @@ func cmdList(args []string, w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", k.Key, k.Value, k.Doc)
 	}
 	return tw.Flush()
+}
+
+// workloadListing is what 'mgpu list' shows of one workload; docs/config.md
+// shows the same fields as a table.
+type workloadListing struct {
+	name           string
+	class          string // the Early-Adaptor access class, or ""
+	aliases        string // the papers' labels, comma-separated, or ""
+	eviction       string // the eviction a paper says it prefers, or ""
+	evictionSource string // the paper that says so
+	desc           string
+}
+
+// listWorkloads describes every workload, in benchmarks.Names order.
+func listWorkloads() []workloadListing {
+	var ls []workloadListing
+	for _, n := range benchmarks.Names() {
+		wl, _ := benchmarks.New(n)
+		l := workloadListing{name: n, class: benchmarks.ClassOf(wl), aliases: strings.Join(benchmarks.AliasesOf(wl), ", "), desc: wl.Description()}
+		if e, ok := wl.(benchmarks.EvictionPreferring); ok {
+			l.eviction, l.evictionSource = e.PreferredEviction()
+		}
+		ls = append(ls, l)
+	}
+	return ls
 }
 
 // configFile is where the repository keeps 'mgpu list --yaml' output; a
