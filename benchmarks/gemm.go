@@ -1,7 +1,5 @@
 package benchmarks
 
-import "github.com/mgpu-sim/mgpu/objtable"
-
 // GEMM is a simple (untiled) matrix multiplication, C = alpha A B + beta
 // C, as ObservUVM's and SUV's GMM. ObservUVM calls cuBLAS sgemm, whose
 // kernels are closed and tiled; this models PolyBench/GPU's gemm_kernel
@@ -47,61 +45,39 @@ import "github.com/mgpu-sim/mgpu/objtable"
 // rows of 32 floats (7n+32), A its 8 rows whole (8n), B a 32-column
 // strip of every row ((n-1)n+32). Whether A and B come out Temporal, as
 // in Table I's GMM (D, T), is the simulator's call from these ranges.
-type GEMM struct{}
+type GEMM struct{ denseLinalg }
+
+// gemmDense is gmm's labels, shape and kernel.
+var gemmDense = denseLinalg{
+	name:        "gmm",
+	alias:       "GMM",
+	description: "PolyBench/GPU gemm (for ObservUVM's cuBLAS sgemm, GMM): C = aAB + bC, one thread per element, no tiling",
+	class:       ClassRegular,
+	size:        GEMMSize,
+	mult:        convBlockX,
+	matrices:    []string{"A", "B", "C"},
+	kernels:     gemmKernels,
+	suvHints:    true,
+}
 
 func init() {
-	Register("gmm", func() Workload { return GEMM{} })
+	Register(gemmDense.name, func() Workload { return GEMM{gemmDense} })
 }
-
-// Name implements Workload.
-func (GEMM) Name() string { return "gmm" }
-
-// Description implements Workload.
-func (GEMM) Description() string {
-	return "PolyBench/GPU gemm (for ObservUVM's cuBLAS sgemm, GMM): C = aAB + bC, one thread per element, no tiling"
-}
-
-// Aliases implements Aliased.
-func (GEMM) Aliases() []string { return []string{"GMM"} }
 
 // PreferredEviction implements EvictionPreferring.
 func (GEMM) PreferredEviction() (string, string) { return obsLRU, observUVMTable }
 
-// PaperSize implements Sized.
-func (GEMM) PaperSize() PaperSize { return GEMMSize }
-
-// Class implements Classed.
-func (GEMM) Class() string { return ClassRegular }
-
 // GEMMSide returns the matrix side gmm uses for p.
-func GEMMSide(p Params) (int, error) {
-	return linalgSide(GEMMSize, p, convBlockX, squareBytes(3))
-}
+func GEMMSide(p Params) (int, error) { return gemmDense.side(p) }
 
-// Setup implements Workload.
-func (GEMM) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
-	n, err := GEMMSide(p)
-	if err != nil {
-		return nil, err
-	}
-	bytes := uint64(n) * uint64(n) * floatBytes
-	a, err := alloc.MallocManaged(bytes, "A")
-	if err != nil {
-		return nil, err
-	}
-	b := alloc.MustMalloc(bytes, "B")
-	c := alloc.MustMalloc(bytes, "C")
-	l := innerLoop{c: c, ni: n, nj: n, nk: n, loads: []kAccess{{a, n, atIK}, {b, n, atKJ}}}
-	ids := lastObjects(alloc, 3)
+// gemmKernels is gemm_kernel over A, B and C.
+func gemmKernels(m denseObjects) []Kernel {
+	n, ids := m.n, m.ids
+	l := innerLoop{c: m.base[2], ni: n, nj: n, nk: n, loads: []kAccess{{m.base[0], n, atIK}, {m.base[1], n, atKJ}}}
 	k := l.kernel("gemm_kernel", ids)
 	k.SUV = polyMatmulHints(ids[0], ids[1], ids[2], n)
-	ks := []Kernel{k}
-	finishSUV(alloc, ks)
-	return ks, nil
+	return []Kernel{k}
 }
-
-// SUVHints implements SUVHinted.
-func (GEMM) SUVHints() bool { return true }
 
 // polyMatmulHints are the hints of a square innerLoop kernel of side n
 // (gemm's, doitgen_kernel1's) that loads a[i][k] and b[k][j] and loads or

@@ -1,7 +1,5 @@
 package benchmarks
 
-import "github.com/mgpu-sim/mgpu/objtable"
-
 // GEMV is the matrix-vector product y = alpha A x (beta 0) as ObservUVM's
 // GMV. ObservUVM calls cuBLAS sgemv, whose kernels are closed; this
 // models a warp-per-row kernel, the coalesced way to multiply a row-major
@@ -34,60 +32,43 @@ import "github.com/mgpu-sim/mgpu/objtable"
 //
 // Class: regular, assigned here from the access pattern (each wavefront
 // streams one row); Early-Adaptor does not run it.
-type GEMV struct{}
+type GEMV struct{ denseLinalg }
+
+// gemvDense is gemv's labels, shape and kernel.
+var gemvDense = denseLinalg{
+	name:        "gemv",
+	alias:       "GMV",
+	description: "matrix-vector y = Ax (ObservUVM GMV, for cuBLAS sgemv): one wavefront per row, coalesced",
+	class:       ClassRegular,
+	size:        GEMVSize,
+	mult:        WavefrontSize,
+	matrices:    []string{"A"},
+	vectors:     []string{"x", "y"},
+	kernels:     gemvKernels,
+}
 
 // gemvReduceCycles is the warp reduction of the partial sums: six
 // shuffle-and-add steps.
 const gemvReduceCycles = 6 * loadCycles
 
 func init() {
-	Register("gemv", func() Workload { return GEMV{} })
+	Register(gemvDense.name, func() Workload { return GEMV{gemvDense} })
 }
-
-// Name implements Workload.
-func (GEMV) Name() string { return "gemv" }
-
-// Description implements Workload.
-func (GEMV) Description() string {
-	return "matrix-vector y = Ax (ObservUVM GMV, for cuBLAS sgemv): one wavefront per row, coalesced"
-}
-
-// Aliases implements Aliased.
-func (GEMV) Aliases() []string { return []string{"GMV"} }
 
 // PreferredEviction implements EvictionPreferring.
 func (GEMV) PreferredEviction() (string, string) { return obsLFU, observUVMTable }
 
-// PaperSize implements Sized.
-func (GEMV) PaperSize() PaperSize { return GEMVSize }
-
-// Class implements Classed.
-func (GEMV) Class() string { return ClassRegular }
-
 // GEMVSide returns the matrix side gemv uses for p.
-func GEMVSide(p Params) (int, error) {
-	return linalgSide(GEMVSize, p, WavefrontSize, func(n int) uint64 {
-		return floatBytes * (uint64(n)*uint64(n) + 2*uint64(n))
-	})
-}
+func GEMVSide(p Params) (int, error) { return gemvDense.side(p) }
 
-// Setup implements Workload.
-func (GEMV) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
-	n, err := GEMVSide(p)
-	if err != nil {
-		return nil, err
-	}
-	vec := uint64(n) * floatBytes
-	a, err := alloc.MallocManaged(vec*uint64(n), "A")
-	if err != nil {
-		return nil, err
-	}
-	x := alloc.MustMalloc(vec, "x")
-	y := alloc.MustMalloc(vec, "y")
+// gemvKernels is sgemv_rows over A, x and y.
+func gemvKernels(m denseObjects) []Kernel {
+	n := m.n
+	a, x, y := m.base[0], m.base[1], m.base[2]
 	rowsPerBlock := vecBlock / WavefrontSize
 	chunks := n / WavefrontSize
 	return []Kernel{{
-		Name: "sgemv_rows", Args: lastObjects(alloc, 3),
+		Name: "sgemv_rows", Args: m.ids,
 		Workgroups: ceilDiv(n, rowsPerBlock), WavefrontsPerWorkgroup: rowsPerBlock,
 		Wavefront: func(wg, wf, _ int) Stream {
 			r := wg*rowsPerBlock + wf
@@ -113,5 +94,5 @@ func (GEMV) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 				}
 			}}
 		},
-	}}, nil
+	}}
 }

@@ -1,9 +1,6 @@
 package benchmarks
 
-import (
-	"github.com/mgpu-sim/mgpu/objtable"
-	"github.com/mgpu-sim/mgpu/suv"
-)
+import "github.com/mgpu-sim/mgpu/suv"
 
 // GramSchmidt is PolyBench/GPU's gramschmidt (gramschmidt.cu: the QR
 // decomposition A = QR by modified Gram-Schmidt, three kernels per
@@ -71,61 +68,41 @@ import (
 // no thread in range and so no hint. One block's range: its 256 rows for
 // kernel2, its 256 columns of row k (R) or of every row (A) for kernel3,
 // and a whole column for the loops over i.
-type GramSchmidt struct{}
+type GramSchmidt struct{ denseLinalg }
+
+// gramSchmidtDense is gramschmidt's labels, shape and kernels.
+var gramSchmidtDense = denseLinalg{
+	name:        "gramschmidt",
+	alias:       "GRM",
+	description: "PolyBench/GPU gramschmidt (SUV GRM): QR by Gram-Schmidt, 3 kernels per column, one of them a single thread",
+	class:       ClassMixed,
+	size:        GramSchmidtSize,
+	mult:        convBlockX,
+	matrices:    []string{"A", "R", "Q"},
+	kernels:     gramSchmidtKernels,
+	suvHints:    true,
+}
 
 func init() {
-	Register("gramschmidt", func() Workload { return GramSchmidt{} })
+	Register(gramSchmidtDense.name, func() Workload { return GramSchmidt{gramSchmidtDense} })
 }
-
-// Name implements Workload.
-func (GramSchmidt) Name() string { return "gramschmidt" }
-
-// Description implements Workload.
-func (GramSchmidt) Description() string {
-	return "PolyBench/GPU gramschmidt (SUV GRM): QR by Gram-Schmidt, 3 kernels per column, one of them a single thread"
-}
-
-// Aliases implements Aliased.
-func (GramSchmidt) Aliases() []string { return []string{"GRM"} }
-
-// PaperSize implements Sized.
-func (GramSchmidt) PaperSize() PaperSize { return GramSchmidtSize }
-
-// Class implements Classed.
-func (GramSchmidt) Class() string { return ClassMixed }
 
 // GramSchmidtSide returns the matrix side gramschmidt uses for p.
-func GramSchmidtSide(p Params) (int, error) {
-	return linalgSide(GramSchmidtSize, p, convBlockX, squareBytes(3))
-}
+func GramSchmidtSide(p Params) (int, error) { return gramSchmidtDense.side(p) }
 
-// Setup implements Workload.
-func (GramSchmidt) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
-	n, err := GramSchmidtSide(p)
-	if err != nil {
-		return nil, err
-	}
-	bytes := uint64(n) * uint64(n) * floatBytes
-	a, err := alloc.MallocManaged(bytes, "A")
-	if err != nil {
-		return nil, err
-	}
-	r := alloc.MustMalloc(bytes, "R")
-	q := alloc.MustMalloc(bytes, "Q")
-	args := lastObjects(alloc, 3)
-	g := gsMatrices{a: a, r: r, q: q, n: n}
+// gramSchmidtKernels are the three kernels of each step k in 0 .. n-1
+// over A, R and Q.
+func gramSchmidtKernels(m denseObjects) []Kernel {
+	n, args := m.n, m.ids
+	g := gsMatrices{a: m.base[0], r: m.base[1], q: m.base[2], n: n}
 	var ks []Kernel
 	for k := 0; k < n; k++ {
 		k1, k2, k3 := g.kernel1(args, k), g.kernel2(args, k), g.kernel3(args, k)
 		k1.SUV, k2.SUV, k3.SUV = gsHints(args, n, k)
 		ks = append(ks, k1, k2, k3)
 	}
-	finishSUV(alloc, ks)
-	return ks, nil
+	return ks
 }
-
-// SUVHints implements SUVHinted.
-func (GramSchmidt) SUVHints() bool { return true }
 
 // gsHints are the hints of the three kernels of step k, args A, R, Q.
 func gsHints(args []int, n, k int) (k1, k2, k3 []SUVHint) {

@@ -8,7 +8,10 @@ import "math"
 // mm-tiled, gmm and hellinger are in both). One file per workload; each
 // doc comment names the source kernel, its thread mapping, the objects in
 // ID order (the program's allocation order, every allocation managed) and
-// the instructions per wavefront, as for the UVMSmart workloads.
+// the instructions per wavefront, as for the UVMSmart workloads. Those
+// whose objects are n x n matrices and n-float vectors of one side (gmm,
+// syrk, syr2k, mm-tiled, gemv, mvt, gramschmidt) get their labels, sizing
+// and Setup from denseLinalg (dense.go) and keep only their kernels.
 //
 // Sizing. Like the UVMSmart workloads (see uvmsmart.go), each is Sized
 // with one footprint in all three columns: these papers are single-GPU,

@@ -1,7 +1,5 @@
 package benchmarks
 
-import "github.com/mgpu-sim/mgpu/objtable"
-
 // MMTiled is the CUDA samples' tiled matrix multiplication (matrixMul's
 // MatrixMulCUDA with block_size 32), the shared-memory kernel issue 16
 // names for ObservUVM's and SUV's MM: C = A x B through 32x32 tiles. It is
@@ -48,7 +46,20 @@ import "github.com/mgpu-sim/mgpu/objtable"
 // whole (32n floats), B a 32-column strip of every row ((n-1)n + 32), C 32
 // rows of 32 (31n + 32). Table I's T for MM is the simulator's call from
 // these ranges (A's block row is small at SUV's size).
-type MMTiled struct{}
+type MMTiled struct{ denseLinalg }
+
+// mmTiledDense is mm-tiled's labels, shape and kernel.
+var mmTiledDense = denseLinalg{
+	name:        "mm-tiled",
+	alias:       "MM",
+	description: "CUDA samples matrixMul: C = A x B with 32x32 shared-memory tiles (ObservUVM/SUV MM)",
+	class:       ClassRegular,
+	size:        MMTiledSize,
+	mult:        mmTiledBlock,
+	matrices:    []string{"A", "B", "C"},
+	kernels:     mmTiledKernels,
+	suvHints:    true,
+}
 
 const (
 	// mmTiledBlock is the sample's block_size.
@@ -59,52 +70,23 @@ const (
 )
 
 func init() {
-	Register("mm-tiled", func() Workload { return MMTiled{} })
+	Register(mmTiledDense.name, func() Workload { return MMTiled{mmTiledDense} })
 }
-
-// Name implements Workload.
-func (MMTiled) Name() string { return "mm-tiled" }
-
-// Description implements Workload.
-func (MMTiled) Description() string {
-	return "CUDA samples matrixMul: C = A x B with 32x32 shared-memory tiles (ObservUVM/SUV MM)"
-}
-
-// Aliases implements Aliased.
-func (MMTiled) Aliases() []string { return []string{"MM"} }
 
 // PreferredEviction implements EvictionPreferring.
 func (MMTiled) PreferredEviction() (string, string) { return obsLRU, observUVMTable }
 
-// PaperSize implements Sized.
-func (MMTiled) PaperSize() PaperSize { return MMTiledSize }
-
-// Class implements Classed.
-func (MMTiled) Class() string { return ClassRegular }
-
 // MMTiledSide returns the matrix side mm-tiled uses for p.
-func MMTiledSide(p Params) (int, error) {
-	return linalgSide(MMTiledSize, p, mmTiledBlock, squareBytes(3))
-}
+func MMTiledSide(p Params) (int, error) { return mmTiledDense.side(p) }
 
-// Setup implements Workload.
-func (MMTiled) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
-	n, err := MMTiledSide(p)
-	if err != nil {
-		return nil, err
-	}
-	bytes := uint64(n) * uint64(n) * floatBytes
-	a, err := alloc.MallocManaged(bytes, "A")
-	if err != nil {
-		return nil, err
-	}
-	b := alloc.MustMalloc(bytes, "B")
-	c := alloc.MustMalloc(bytes, "C")
-	ids := lastObjects(alloc, 3)
+// mmTiledKernels is MatrixMulCUDA over A, B and C.
+func mmTiledKernels(m denseObjects) []Kernel {
+	n, ids := m.n, m.ids
+	a, b, c := m.base[0], m.base[1], m.base[2]
 	tiles := n / mmTiledBlock
 	last := 2 * tiles
 	nn := int64(n)
-	ks := []Kernel{{
+	return []Kernel{{
 		Name: "MatrixMulCUDA", Args: ids,
 		SUV: []SUVHint{
 			densityHint(ids[0], nn*nn*nn/mmTiledBlock, floatSpan(0, mmTiledBlock*nn-1)),
@@ -134,9 +116,4 @@ func (MMTiled) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 			}}
 		},
 	}}
-	finishSUV(alloc, ks)
-	return ks, nil
 }
-
-// SUVHints implements SUVHinted.
-func (MMTiled) SUVHints() bool { return true }

@@ -1,7 +1,5 @@
 package benchmarks
 
-import "github.com/mgpu-sim/mgpu/objtable"
-
 // MVT is PolyBench/GPU's mvt (mvt.cu: x1 += A y_1, x2 += A^T y_2) as
 // SUV's MVT: two matrix-vector kernels over one matrix, the first walking
 // its rows, the second its columns, like atax.
@@ -50,52 +48,34 @@ import "github.com/mgpu-sim/mgpu/objtable"
 // wavefront and j). One block's range: kernel1's a is 32 rows (32n
 // floats), kernel2's a is n rows of 32 columns ((n-1)n + 32), x is 32
 // floats, y all n.
-type MVT struct{}
+type MVT struct{ denseLinalg }
+
+// mvtDense is mvt's labels, shape and kernels.
+var mvtDense = denseLinalg{
+	name:        "mvt",
+	alias:       "MVT",
+	description: "PolyBench/GPU mvt (SUV MVT): x1 += Ay_1 (row-walking) then x2 += A^Ty_2 (column-walking)",
+	class:       ClassIrregular,
+	size:        MVTSize,
+	mult:        convBlockX,
+	matrices:    []string{"a"},
+	vectors:     []string{"x1", "x2", "y_1", "y_2"},
+	kernels:     mvtKernels,
+	suvHints:    true,
+}
 
 func init() {
-	Register("mvt", func() Workload { return MVT{} })
+	Register(mvtDense.name, func() Workload { return MVT{mvtDense} })
 }
-
-// Name implements Workload.
-func (MVT) Name() string { return "mvt" }
-
-// Description implements Workload.
-func (MVT) Description() string {
-	return "PolyBench/GPU mvt (SUV MVT): x1 += Ay_1 (row-walking) then x2 += A^Ty_2 (column-walking)"
-}
-
-// Aliases implements Aliased.
-func (MVT) Aliases() []string { return []string{"MVT"} }
-
-// PaperSize implements Sized.
-func (MVT) PaperSize() PaperSize { return MVTSize }
-
-// Class implements Classed.
-func (MVT) Class() string { return ClassIrregular }
 
 // MVTSide returns the matrix side mvt uses for p.
-func MVTSide(p Params) (int, error) {
-	return linalgSide(MVTSize, p, convBlockX, func(n int) uint64 {
-		return floatBytes * (uint64(n)*uint64(n) + 4*uint64(n))
-	})
-}
+func MVTSide(p Params) (int, error) { return mvtDense.side(p) }
 
-// Setup implements Workload.
-func (MVT) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
-	n, err := MVTSide(p)
-	if err != nil {
-		return nil, err
-	}
-	vec := uint64(n) * floatBytes
-	a, err := alloc.MallocManaged(vec*uint64(n), "a")
-	if err != nil {
-		return nil, err
-	}
-	x1 := alloc.MustMalloc(vec, "x1")
-	x2 := alloc.MustMalloc(vec, "x2")
-	y1 := alloc.MustMalloc(vec, "y_1")
-	y2 := alloc.MustMalloc(vec, "y_2")
-	id := lastObjects(alloc, 5)
+// mvtKernels are mvt_kernel1 over a, x1, y_1 and mvt_kernel2 over a, x2,
+// y_2.
+func mvtKernels(m denseObjects) []Kernel {
+	n, id := m.n, m.ids
+	a, x1, x2, y1, y2 := m.base[0], m.base[1], m.base[2], m.base[3], m.base[4]
 	ks := []Kernel{
 		mvtKernel("mvt_kernel1", []int{id[0], id[1], id[3]}, a, x1, y1, n, true),
 		mvtKernel("mvt_kernel2", []int{id[0], id[2], id[4]}, a, x2, y2, n, false),
@@ -103,12 +83,8 @@ func (MVT) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	for i, k := range ks {
 		ks[i].SUV = mvtHints(k.Args, n, i == 0)
 	}
-	finishSUV(alloc, ks)
-	return ks, nil
+	return ks
 }
-
-// SUVHints implements SUVHinted.
-func (MVT) SUVHints() bool { return true }
 
 // mvtHints are the hints of an mvt kernel with args a, x, y.
 func mvtHints(args []int, n int, rows bool) []SUVHint {

@@ -1,7 +1,5 @@
 package benchmarks
 
-import "github.com/mgpu-sim/mgpu/objtable"
-
 // SYR2K is the symmetric rank-2k update C = alpha A B^T + alpha B A^T +
 // beta C as ObservUVM's SR2. ObservUVM calls cuBLAS ssyr2k, whose kernels
 // are closed; this models PolyBench/GPU's syr2k_kernel (syr2k.cu), which
@@ -29,50 +27,33 @@ import "github.com/mgpu-sim/mgpu/objtable"
 //
 // Class: irregular, assigned here from the access pattern (as syrk's);
 // Early-Adaptor does not run it.
-type SYR2K struct{}
+type SYR2K struct{ denseLinalg }
+
+// syr2kDense is syr2k's labels, shape and kernel.
+var syr2kDense = denseLinalg{
+	name:        "syr2k",
+	alias:       "SR2",
+	description: "PolyBench/GPU syr2k (ObservUVM SR2): C = aAB^T + aBA^T + bC, one thread per element",
+	class:       ClassIrregular,
+	size:        SYR2KSize,
+	mult:        convBlockX,
+	matrices:    []string{"A", "B", "C"},
+	kernels:     syr2kKernels,
+}
 
 func init() {
-	Register("syr2k", func() Workload { return SYR2K{} })
+	Register(syr2kDense.name, func() Workload { return SYR2K{syr2kDense} })
 }
-
-// Name implements Workload.
-func (SYR2K) Name() string { return "syr2k" }
-
-// Description implements Workload.
-func (SYR2K) Description() string {
-	return "PolyBench/GPU syr2k (ObservUVM SR2): C = aAB^T + aBA^T + bC, one thread per element"
-}
-
-// Aliases implements Aliased.
-func (SYR2K) Aliases() []string { return []string{"SR2"} }
 
 // PreferredEviction implements EvictionPreferring.
 func (SYR2K) PreferredEviction() (string, string) { return obsLFU, observUVMTable }
 
-// PaperSize implements Sized.
-func (SYR2K) PaperSize() PaperSize { return SYR2KSize }
-
-// Class implements Classed.
-func (SYR2K) Class() string { return ClassIrregular }
-
 // SYR2KSide returns the side n (= m) syr2k uses for p.
-func SYR2KSide(p Params) (int, error) {
-	return linalgSide(SYR2KSize, p, convBlockX, squareBytes(3))
-}
+func SYR2KSide(p Params) (int, error) { return syr2kDense.side(p) }
 
-// Setup implements Workload.
-func (SYR2K) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
-	n, err := SYR2KSide(p)
-	if err != nil {
-		return nil, err
-	}
-	bytes := uint64(n) * uint64(n) * floatBytes
-	a, err := alloc.MallocManaged(bytes, "A")
-	if err != nil {
-		return nil, err
-	}
-	b := alloc.MustMalloc(bytes, "B")
-	c := alloc.MustMalloc(bytes, "C")
-	l := innerLoop{c: c, ni: n, nj: n, nk: n, loads: []kAccess{{a, n, atIK}, {b, n, atJK}, {b, n, atIK}, {a, n, atJK}}}
-	return []Kernel{l.kernel("syr2k_kernel", lastObjects(alloc, 3))}, nil
+// syr2kKernels is syr2k_kernel over A, B and C.
+func syr2kKernels(m denseObjects) []Kernel {
+	n, a, b := m.n, m.base[0], m.base[1]
+	l := innerLoop{c: m.base[2], ni: n, nj: n, nk: n, loads: []kAccess{{a, n, atIK}, {b, n, atJK}, {b, n, atIK}, {a, n, atJK}}}
+	return []Kernel{l.kernel("syr2k_kernel", m.ids)}
 }

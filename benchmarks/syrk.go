@@ -1,7 +1,5 @@
 package benchmarks
 
-import "github.com/mgpu-sim/mgpu/objtable"
-
 // SYRK is the symmetric rank-k update C = alpha A A^T + beta C as
 // ObservUVM's SRK. ObservUVM calls cuBLAS ssyrk, whose kernels are
 // closed; this models PolyBench/GPU's syrk_kernel (syrk.cu), which
@@ -32,49 +30,33 @@ import "github.com/mgpu-sim/mgpu/objtable"
 // Class: irregular, assigned here from the access pattern (each A[j][k]
 // load spreads over 32 rows, as atax's row walk, which Early-Adaptor
 // classes irregular); Early-Adaptor does not run it.
-type SYRK struct{}
+type SYRK struct{ denseLinalg }
+
+// syrkDense is syrk's labels, shape and kernel.
+var syrkDense = denseLinalg{
+	name:        "syrk",
+	alias:       "SRK",
+	description: "PolyBench/GPU syrk (ObservUVM SRK): C = aAA^T + bC, one thread per element, A read along rows and down columns",
+	class:       ClassIrregular,
+	size:        SYRKSize,
+	mult:        convBlockX,
+	matrices:    []string{"A", "C"},
+	kernels:     syrkKernels,
+}
 
 func init() {
-	Register("syrk", func() Workload { return SYRK{} })
+	Register(syrkDense.name, func() Workload { return SYRK{syrkDense} })
 }
-
-// Name implements Workload.
-func (SYRK) Name() string { return "syrk" }
-
-// Description implements Workload.
-func (SYRK) Description() string {
-	return "PolyBench/GPU syrk (ObservUVM SRK): C = aAA^T + bC, one thread per element, A read along rows and down columns"
-}
-
-// Aliases implements Aliased.
-func (SYRK) Aliases() []string { return []string{"SRK"} }
 
 // PreferredEviction implements EvictionPreferring.
 func (SYRK) PreferredEviction() (string, string) { return obsLFU, observUVMTable }
 
-// PaperSize implements Sized.
-func (SYRK) PaperSize() PaperSize { return SYRKSize }
-
-// Class implements Classed.
-func (SYRK) Class() string { return ClassIrregular }
-
 // SYRKSide returns the side n (= m) syrk uses for p.
-func SYRKSide(p Params) (int, error) {
-	return linalgSide(SYRKSize, p, convBlockX, squareBytes(2))
-}
+func SYRKSide(p Params) (int, error) { return syrkDense.side(p) }
 
-// Setup implements Workload.
-func (SYRK) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
-	n, err := SYRKSide(p)
-	if err != nil {
-		return nil, err
-	}
-	bytes := uint64(n) * uint64(n) * floatBytes
-	a, err := alloc.MallocManaged(bytes, "A")
-	if err != nil {
-		return nil, err
-	}
-	c := alloc.MustMalloc(bytes, "C")
-	l := innerLoop{c: c, ni: n, nj: n, nk: n, loads: []kAccess{{a, n, atIK}, {a, n, atJK}}}
-	return []Kernel{l.kernel("syrk_kernel", lastObjects(alloc, 2))}, nil
+// syrkKernels is syrk_kernel over A and C.
+func syrkKernels(m denseObjects) []Kernel {
+	n, a := m.n, m.base[0]
+	l := innerLoop{c: m.base[1], ni: n, nj: n, nk: n, loads: []kAccess{{a, n, atIK}, {a, n, atJK}}}
+	return []Kernel{l.kernel("syrk_kernel", m.ids)}
 }
