@@ -281,6 +281,7 @@ func inParallel[T any](items []T, jobs int, run func(T) error) error {
 	var first error
 	sem := make(chan struct{}, max(1, jobs))
 	var wg sync.WaitGroup
+	platform.BeforeConcurrentRuns()
 	for _, it := range items {
 		wg.Add(1)
 		sem <- struct{}{}

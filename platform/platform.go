@@ -440,3 +440,11 @@ func accessCounters(c Config) (threshold int, group uint64, perPage bool) {
 	}
 	return c.Policy.ACThreshold, uint64(c.Policy.ACGroup), c.Policy.ACMigrate == pagepolicy.ACMigratePage
 }
+
+// BeforeConcurrentRuns makes Akita's message-ID generator, which Akita
+// makes on first use and reads without a lock from then on. A program
+// that runs several systems on goroutines (a sweep, a figure) calls it
+// once before starting them; no package of mgpu touches Akita's global
+// state at init, so an embedding model may still pick its own generator
+// (sim.UseParallelIDGenerator) before its first message.
+func BeforeConcurrentRuns() { sim.GetIDGenerator() }

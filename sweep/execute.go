@@ -130,6 +130,7 @@ func ExecuteUntil(interrupt <-chan os.Signal, runs []Run, dir string, jobs int, 
 	bar := &bar{w: progress, total: len(todo), skipped: sum.Skipped, start: start}
 	bar.draw()
 	work := make(chan Run)
+	platform.BeforeConcurrentRuns()
 	// mu guards sum, bar and stopped; results are written under it, so
 	// that once stopped is set no write is under way or can start.
 	var mu sync.Mutex

@@ -111,7 +111,3 @@ func (b Builder) CounterReply(entries []Mapping, resolved []Resolution) *Counter
 	return &CounterReplyMsg{MsgMeta: b.meta(mappingBytes * len(entries)), Entries: entries, Resolved: resolved}
 }
 
-// Akita's ID generator is made on first use without synchronisation; make
-// it here, before any simulation goroutine, so concurrent runs (sweeps)
-// only read it.
-func init() { sim.GetIDGenerator() }
