@@ -110,4 +110,3 @@ func (b Builder) Map(entries []Mapping, resolved []Resolution, end bool) *MapMsg
 func (b Builder) CounterReply(entries []Mapping, resolved []Resolution) *CounterReplyMsg {
 	return &CounterReplyMsg{MsgMeta: b.meta(mappingBytes * len(entries)), Entries: entries, Resolved: resolved}
 }
-
