@@ -12,6 +12,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/gmmu"
 	"github.com/mgpu-sim/mgpu/gpu"
@@ -68,7 +69,7 @@ type Options struct {
 // System is a built, runnable platform.
 type System struct {
 	opts     Options
-	engine   *engine
+	engine   *engine.Engine
 	alloc    *objtable.Allocator
 	gpus     []*gpu.Comp
 	gmmus    []*gmmu.Comp
@@ -193,7 +194,7 @@ func Build(o Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &System{opts: o, engine: newEngine(), alloc: alloc, capacity: capacity, log: runLogger(o)}
+	s := &System{opts: o, engine: engine.New(), alloc: alloc, capacity: capacity, log: runLogger(o)}
 	if err := s.build(traits, kernels); err != nil {
 		return nil, err
 	}
@@ -295,7 +296,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 	if c.Check {
 		s.check = uvm.NewChecker(driver.Policy().Name(), n, pages, driver.Table(), localView(s.gmmus))
 		s.check.Incoherent = traits.Incoherent
-		s.check.OnViolation = s.engine.stop
+		s.check.OnViolation = s.engine.Stop
 		driver.SetChecker(s.check)
 		obs = append(obs, s.check)
 	}

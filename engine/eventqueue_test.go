@@ -1,4 +1,4 @@
-package platform
+package engine
 
 import (
 	"math/rand/v2"

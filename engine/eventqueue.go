@@ -1,4 +1,4 @@
-package platform
+package engine
 
 import "github.com/sarchlab/akita/v3/sim"
 

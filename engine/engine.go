@@ -1,4 +1,9 @@
-package platform
+// Package engine is Akita's serial engine with one difference: it stops
+// at the first error a handler returns and Run reports it, with the time
+// and the handler's name. Another Akita model that embeds mgpu's
+// components can run them on it, so that a component's error ends the
+// run instead of being dropped.
+package engine
 
 import (
 	"fmt"
@@ -6,13 +11,13 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 )
 
-// engine is Akita's serial engine with one difference: it stops at the
-// first error a handler returns and Run reports it. Akita's SerialEngine
+// Engine is Akita's serial engine that stops at the first handler error
+// (see the package doc). Akita's SerialEngine
 // discards handler errors, so a component's failure used to surface only
 // later, as a misleading "simulation stalled". Events run in exactly the
 // order Akita's engine runs them (queues that sift as Akita's do, primary
 // events first at equal times), so results are the same.
-type engine struct {
+type Engine struct {
 	sim.HookableBase
 	now       sim.VTimeInSec
 	primary   eventQueue
@@ -21,20 +26,21 @@ type engine struct {
 	stopped   error
 }
 
-// stop ends the run after the current event, with err as its error: how a
-// part that is not a component (the coherence checker) stops the engine.
-func (e *engine) stop(err error) {
+// Stop ends the run after the current event, with err as its error: how a
+// part that is not a component (mgpu's coherence checker) stops the engine.
+func (e *Engine) Stop(err error) {
 	if e.stopped == nil {
 		e.stopped = err
 	}
 }
 
-func newEngine() *engine {
-	return &engine{}
+// New returns an engine with no events.
+func New() *Engine {
+	return &Engine{}
 }
 
 // Schedule implements sim.Engine.
-func (e *engine) Schedule(evt sim.Event) {
+func (e *Engine) Schedule(evt sim.Event) {
 	t := evt.Time()
 	if t < e.now {
 		panic(fmt.Sprintf("engine: %T scheduled at %v, before now %v", evt, t, e.now))
@@ -48,7 +54,7 @@ func (e *engine) Schedule(evt sim.Event) {
 
 // Run implements sim.Engine: it runs every event, or stops at the first
 // handler error and returns it with the time and the handler.
-func (e *engine) Run() error {
+func (e *Engine) Run() error {
 	for e.primary.Len() > 0 || e.secondary.Len() > 0 {
 		evt, t := e.next()
 		e.now = t
@@ -74,7 +80,7 @@ func (e *engine) Run() error {
 // next pops the earliest event and returns it with its time, which the
 // queue holds: asking the event would read it from its owner's memory,
 // cold in a large run.
-func (e *engine) next() (sim.Event, sim.VTimeInSec) {
+func (e *Engine) next() (sim.Event, sim.VTimeInSec) {
 	switch {
 	case e.primary.Len() == 0:
 		return e.secondary.pop()
@@ -87,22 +93,22 @@ func (e *engine) next() (sim.Event, sim.VTimeInSec) {
 }
 
 // CurrentTime implements sim.Engine.
-func (e *engine) CurrentTime() sim.VTimeInSec { return e.now }
+func (e *Engine) CurrentTime() sim.VTimeInSec { return e.now }
 
 // Pause and Continue implement sim.Engine; the platform runs one engine
 // from one goroutine and never pauses it.
-func (e *engine) Pause() {}
+func (e *Engine) Pause() {}
 
 // Continue implements sim.Engine.
-func (e *engine) Continue() {}
+func (e *Engine) Continue() {}
 
 // RegisterSimulationEndHandler implements sim.Engine.
-func (e *engine) RegisterSimulationEndHandler(h sim.SimulationEndHandler) {
+func (e *Engine) RegisterSimulationEndHandler(h sim.SimulationEndHandler) {
 	e.endings = append(e.endings, h)
 }
 
 // Finished implements sim.Engine.
-func (e *engine) Finished() {
+func (e *Engine) Finished() {
 	for _, h := range e.endings {
 		h.Handle(e.now)
 	}

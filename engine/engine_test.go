@@ -1,4 +1,4 @@
-package platform
+package engine
 
 import (
 	"errors"
@@ -31,7 +31,7 @@ func (r *recorder) Handle(e sim.Event) error {
 // The engine runs events in time order and stops at the first handler
 // error, naming the handler and the time; Akita's SerialEngine discards it.
 func TestEngineStopsAtTheFirstError(t *testing.T) {
-	e := newEngine()
+	e := New()
 	r := &recorder{ComponentBase: sim.NewComponentBase("GPU[1].Thing")}
 	boom := errors.New("boom")
 	e.Schedule(&step{t: 3e-9, h: r})
@@ -44,9 +44,9 @@ func TestEngineStopsAtTheFirstError(t *testing.T) {
 	if len(r.ran) != 2 || e.CurrentTime() != 2e-9 {
 		t.Fatalf("ran %v: the event after the error must not run", r.ran)
 	}
-	e = newEngine()
+	e = New()
 	e.Schedule(&step{t: 1e-9, h: r})
-	e.stop(boom)
+	e.Stop(boom)
 	if err := e.Run(); !errors.Is(err, boom) {
 		t.Fatalf("stop: got %v", err)
 	}
