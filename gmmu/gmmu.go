@@ -215,6 +215,9 @@ func (m *Comp) fail(err error) {
 }
 
 func (m *Comp) receive(now sim.VTimeInSec, msg sim.Msg) error {
+	if err := m.inRange(msg); err != nil {
+		return err
+	}
 	switch x := msg.(type) {
 	case *uvmproto.InvalidateMsg:
 		m.invalidate(x.Entries)
@@ -259,6 +262,40 @@ func (m *Comp) receive(now sim.VTimeInSec, msg sim.Msg) error {
 		return fmt.Errorf("unexpected message %T on PCIe", msg)
 	}
 	return nil
+}
+
+// inRange checks that the pages a driver message names are this GMMU's:
+// a GMMU and a driver built with different page counts would otherwise
+// index past the table.
+func (m *Comp) inRange(msg sim.Msg) error {
+	n := uint64(len(m.table))
+	p, bad := uint64(0), false
+	switch x := msg.(type) {
+	case *uvmproto.InvalidateMsg:
+		p, bad = beyond(x.Entries, func(iv uvmproto.Inval) uint64 { return iv.Page }, n)
+	case *uvmproto.MapMsg:
+		p, bad = beyond(x.Entries, mappingPage, n)
+	case *uvmproto.CounterReplyMsg:
+		p, bad = beyond(x.Entries, mappingPage, n)
+	case *uvmproto.PageDataMsg:
+		p, bad = beyond(x.Entries, mappingPage, n)
+	}
+	if bad {
+		return fmt.Errorf("%T names page %d, beyond this GMMU's %d pages: the GMMU's and the driver's WithPages disagree", msg, p, n)
+	}
+	return nil
+}
+
+func mappingPage(e uvmproto.Mapping) uint64 { return e.Page }
+
+// beyond returns the first page of entries at or past n.
+func beyond[T any](entries []T, page func(T) uint64, n uint64) (uint64, bool) {
+	for _, e := range entries {
+		if p := page(e); p >= n {
+			return p, true
+		}
+	}
+	return 0, false
 }
 
 func (m *Comp) invalidate(entries []uvmproto.Inval) {

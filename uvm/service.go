@@ -186,6 +186,9 @@ func (s *Service) Busy() bool { return s.cur != nil }
 
 // Receive takes one message from a GMMU.
 func (s *Service) Receive(now sim.VTimeInSec, msg sim.Msg) error {
+	if err := s.inRange(msg); err != nil {
+		return err
+	}
 	if s.hw != nil {
 		return s.hw.receive(now, msg)
 	}
@@ -208,6 +211,28 @@ func (s *Service) Receive(now sim.VTimeInSec, msg sim.Msg) error {
 		return s.arrived(now, m.Batch)
 	default:
 		return fmt.Errorf("uvm: unexpected message %T", msg)
+	}
+	return nil
+}
+
+// inRange checks that the pages a GMMU's message names are the driver's:
+// a GMMU and a driver built with different page counts would otherwise
+// index past the page table.
+func (s *Service) inRange(msg sim.Msg) error {
+	n := uint64(s.table.Len())
+	switch x := msg.(type) {
+	case *uvmproto.FaultBatchMsg:
+		for _, f := range x.Faults {
+			if f.Page >= n {
+				return fmt.Errorf("uvm: GPU %d faulted on page %d, beyond the driver's %d pages: the GMMU's and the driver's WithPages disagree", x.GPU, f.Page, n)
+			}
+		}
+	case *uvmproto.CounterBatchMsg:
+		for _, p := range x.Pages {
+			if p >= n {
+				return fmt.Errorf("uvm: GPU %d counted page %d, beyond the driver's %d pages: the GMMU's and the driver's WithPages disagree", x.GPU, p, n)
+			}
+		}
 	}
 	return nil
 }

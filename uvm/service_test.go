@@ -2,6 +2,7 @@ package uvm
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/pagepolicy"
@@ -196,5 +197,19 @@ func TestServiceHostThreads(t *testing.T) {
 	// Its decisions still wait for GPU 0's batch to finish: at 3 us.
 	if !rd.Wake || math.Abs(float64(rd.WakeAt)-3e-6) > 1e-15 {
 		t.Fatalf("GPU 1's batch must be decided when GPU 0's waves end (3 us), got %+v", rd)
+	}
+}
+
+// A GMMU built with more pages than the driver faults past the driver's
+// table: an error naming the disagreement, not an index panic (issue 32).
+func TestServicePageBeyondTable(t *testing.T) {
+	s := newService(t, "on-touch", 2, 8)
+	err := s.Receive(0, faults(1, 3, 8))
+	if err == nil || !strings.Contains(err.Error(), "page 8, beyond the driver's 8 pages") || !strings.Contains(err.Error(), "WithPages disagree") {
+		t.Fatalf("err = %v", err)
+	}
+	counted := uvmproto.MakeBuilder().CounterBatch(0, []uint64{20}, 1)
+	if err := s.Receive(0, counted); err == nil || !strings.Contains(err.Error(), "counted page 20") {
+		t.Fatalf("counter batch: err = %v", err)
 	}
 }
