@@ -6,6 +6,7 @@ import (
 	"github.com/sarchlab/akita/v3/mem/vm"
 	"github.com/sarchlab/akita/v3/sim"
 
+	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
@@ -13,7 +14,11 @@ import (
 // Top port. A request is walked like any TLB miss; a mapped page is
 // answered when the walk ends; an unmapped one raises a read fault (Akita's
 // request carries no access type) and is answered when the driver has
-// resolved it.
+// resolved it. A request may carry an OASIS pointer tag (objtable.Tagging)
+// above the 48 address bits: the page is found from the address below it,
+// the fault carries the tagged pointer, so that OASIS reads the object ID
+// from it, and the answer keeps the tag, so that the requester's TLB finds
+// the entry under the address it asked for.
 
 type walkEvent struct {
 	t   sim.VTimeInSec
@@ -38,7 +43,8 @@ func (m *Comp) translate(now sim.VTimeInSec, msg sim.Msg) error {
 	return nil
 }
 
-func (m *Comp) pageOf(va uint64) (uint64, error) {
+func (m *Comp) pageOf(ptr uint64) (uint64, error) {
+	va := objtable.Strip(ptr)
 	if va < m.base || (va-m.base)/m.pageSize >= uint64(len(m.table)) {
 		return 0, fmt.Errorf("translation of %#x: outside the managed range [%#x, %#x)", va, m.base, m.base+uint64(len(m.table))*m.pageSize)
 	}
@@ -66,7 +72,7 @@ func (w doorWaiter) Resolved(now sim.VTimeInSec, _ uvmproto.Resolution) {
 }
 
 // respond answers req. mgpu does not model physical addresses: PAddr is
-// the page's virtual address and DeviceID the GPU whose memory holds it
+// the page's virtual address without the tag and DeviceID the GPU whose memory holds it
 // (1 + index, Akita's numbering, where 0 would be the host).
 func (m *Comp) respond(now sim.VTimeInSec, req *vm.TranslationReq, page uint64) {
 	e := m.table[page]
@@ -74,9 +80,10 @@ func (m *Comp) respond(now sim.VTimeInSec, req *vm.TranslationReq, page uint64) 
 	if e.Kind.Remote() {
 		where = int(e.Owner)
 	}
-	va := m.base + page*m.pageSize
+	pa := m.base + page*m.pageSize
+	va := req.VAddr - objtable.Strip(req.VAddr) + pa // the request's tag, the page's address
 	rsp := vm.TranslationRspBuilder{}.WithSendTime(now).WithRspTo(req.ID).
-		WithPage(vm.Page{PID: req.PID, VAddr: va, PAddr: va, PageSize: m.pageSize,
+		WithPage(vm.Page{PID: req.PID, VAddr: va, PAddr: pa, PageSize: m.pageSize,
 			Valid: true, DeviceID: uint64(where + 1), Unified: true}).Build()
 	m.topOut.Send(rsp, req.Src, now)
 }
