@@ -257,7 +257,7 @@ func (s *Service) buildUVMSmart(b Builder, pf prefetch.Config) error {
 		return err
 	}
 	s.smart = c
-	s.reports = append(s.reports, s.smartReport)
+	s.rts = append(s.rts, smartRuntime{s: s})
 	return nil
 }
 
@@ -287,7 +287,7 @@ func (s *Service) buildEarlyAdaptor(b Builder, pf prefetch.Config, gpus int) err
 		}
 		s.ea[g] = c
 	}
-	s.reports = append(s.reports, s.eaReport)
+	s.rts = append(s.rts, &eaRuntime{ctl: s.ea})
 	return nil
 }
 

@@ -135,7 +135,6 @@ func (s *Service) buildHardware(b Builder, gpus int) error {
 		h.frame = append(h.frame, frame)
 	}
 	s.hw = h
-	s.reports = append(s.reports, s.hwReport)
 	return nil
 }
 

@@ -82,7 +82,7 @@ func (s *Service) buildObserve(b Builder, pf prefetch.Config, gpus int) error {
 		}
 	}
 	s.observe = o
-	s.reports = append(s.reports, s.observeReport)
+	s.rts = append(s.rts, observeRuntime{o: o})
 	return nil
 }
 

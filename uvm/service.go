@@ -30,9 +30,9 @@ import (
 // one: shootdowns (until every GPU acknowledged), page copies (until every
 // copy arrived), PTE installs (the faulting GPU's ends its batch).
 type Service struct {
-	// reports are the Report contributions of the runtimes the config
-	// turned on, added as each is built.
-	reports []func(m map[string]float64)
+	// rts are the runtimes the config turned on (UVMSmart, ObservUVM,
+	// SUV or SC, Early-Adaptor), called at every stage of a batch.
+	rts []runtime
 
 	cfg      Config
 	gpus     int
@@ -273,8 +273,10 @@ func (s *Service) Tick(now sim.VTimeInSec) error {
 // Observe passes a kernel launch, an allocation or a free to the policy
 // (and a free to SUV-Mgmt, whose placements hold until then).
 func (s *Service) Observe(e pagepolicy.Event) error {
-	if s.suv != nil && e.Kind == pagepolicy.Free && e.Object != nil {
-		s.suv.free(e.Object.ID)
+	if e.Kind == pagepolicy.Free && e.Object != nil {
+		for _, r := range s.rts {
+			r.freed(e.Object.ID)
+		}
 	}
 	return s.policy.Observe(e)
 }
@@ -354,28 +356,9 @@ func (s *Service) service(now sim.VTimeInSec) {
 	if b.place != nil {
 		s.failStep(s.suv.launch(b.place, invals))
 	}
-	if b.counter && s.observe != nil {
+	if b.counter {
 		s.counters[g].ACNotifications += uint64(b.notifications)
-		s.observe.notifiedAll(g, b.pages)
-	} else if b.counter && s.suv != nil {
-		s.counters[g].ACNotifications += uint64(b.notifications)
-		for _, p := range b.pages {
-			if s.suv.counted(g, p, s.table.Page(p)) {
-				s.migrateGroupPage(g, p, invals)
-			}
-		}
-	} else if b.counter {
-		s.counters[g].ACNotifications += uint64(b.notifications)
-		for _, p := range b.pages {
-			if s.thrash != nil && s.thrash.skip(p, now) {
-				s.counters[g].ACThrottled++
-				continue
-			}
-			if s.smart != nil {
-				s.smart.Hot(p)
-			}
-			s.migrateGroupPage(g, p, invals)
-		}
+		s.counterBatch(g, b.pages, now, invals)
 	}
 	for _, f := range b.faults {
 		if m, ok := s.table.Adequate(g, f.Page, f.Write); ok {
@@ -398,33 +381,27 @@ func (s *Service) service(now sim.VTimeInSec) {
 		plan := &s.scratch
 		plan.reset()
 		s.table.Resolve(g, f.Page, f.Write, dec, plan)
-		if s.smart != nil && wasHost && plan.Action == pagepolicy.Migrate {
-			s.smart.Migrated(fault.Object, f.Page)
-		}
-		if s.observe != nil && plan.Action == pagepolicy.Migrate {
-			s.observe.fault(g, f.Page)
+		if plan.Action == pagepolicy.Migrate {
+			for _, r := range s.rts {
+				r.migrated(g, f.Page, fault.Object, wasHost, moveFault)
+			}
 		}
 		s.collect(g, plan, s.count(g, plan, wasHost), invals)
 	}
 	if s.trees != nil && !b.counter && b.place == nil {
 		s.prefetch(g, invals)
 	}
-	if s.smart != nil {
-		s.smart.Flush()
-	}
-	if s.observe != nil {
-		if !b.counter {
-			s.observe.prefetched(g, b.prefetched)
-		}
-		s.observe.apply(invals)
+	for _, r := range s.rts {
+		r.decided(g, b.counter, b.prefetched, invals)
 	}
 	s.evict(invals)
-	if s.observe != nil {
-		s.observe.evicted()
-		s.observe.apply(invals)
+	for _, r := range s.rts {
+		r.evicted(invals)
 	}
-	if s.ea != nil && !b.counter && b.place == nil {
-		s.adapt(g, now)
+	if !b.counter && b.place == nil {
+		for _, r := range s.rts {
+			s.failStep(r.faultBatchDone(g, b.faults, now))
+		}
 	}
 	if lookup > 0 {
 		// The policy's lookups delay the batch's resolution.
@@ -446,7 +423,7 @@ func (s *Service) service(now sim.VTimeInSec) {
 // it. The victims' shootdowns and copy-backs join the batch's waves, so the
 // faulting GPU waits for them, as it waits for the driver to free memory.
 func (s *Service) evict(invals [][]uvmproto.Inval) {
-	if s.evictor == nil && s.suv == nil {
+	if s.evictor == nil && !slices.ContainsFunc(s.rts, runtime.evicts) {
 		return
 	}
 	b := s.cur
@@ -460,15 +437,12 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 		s.pinned[p] = b.id
 	}
 	pinned := func(p uint64) bool { return s.pinned[p] == b.id }
-	if s.suv != nil {
-		n := len(b.faults) + len(b.pages) + len(b.prefetched)
-		s.suv.trim(pinned, n, invals)
-		if s.check != nil {
-			s.failStep(s.suv.verify(b.place != nil, n))
-		}
-		if s.evictor == nil {
-			return
-		}
+	n := len(b.faults) + len(b.pages) + len(b.prefetched)
+	for _, r := range s.rts {
+		s.failStep(r.makeRoom(pinned, b.place != nil, n, invals))
+	}
+	if s.evictor == nil {
+		return
 	}
 	plan := &s.scratch
 	for h := 0; h < s.gpus; h++ {
@@ -476,8 +450,8 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 		if over <= 0 {
 			continue
 		}
-		if s.smart != nil && s.smart.Evicting(float64(b.servicedAt)*1e9).TBNEviction {
-			s.smartEviction.Use()
+		for _, r := range s.rts {
+			r.beforeVictims(h, b.servicedAt)
 		}
 		s.victims = s.evictor.Victims(h, over, pinned, s.victims[:0])
 		plan.reset()
@@ -485,8 +459,8 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 			s.table.Evict(h, v, plan)
 			s.counters[h].Evictions++
 		}
-		if s.ea != nil {
-			s.failStep(s.ea[h].OnEvict(float64(s.cur.servicedAt)*1e9, len(s.victims)))
+		for _, r := range s.rts {
+			s.failStep(r.afterVictims(h, s.cur.servicedAt, len(s.victims)))
 		}
 		s.collect(h, plan, uvmproto.CauseHost, invals)
 	}
@@ -519,34 +493,16 @@ func (s *Service) prefetch(g int, invals [][]uvmproto.Inval) {
 		if pg.Owner != Host || pg.Copies != 0 || s.objects && s.objectOf(p*s.pageSize) < 0 {
 			continue // not on the host only, or no allocation's page (2 MB-slot padding)
 		}
-		if s.observe != nil && s.observe.isSample(g, p) {
-			continue // an ObservUVM sample stays on the host, remote-mapped
-		}
-		if s.suv != nil && !s.suv.prefetchable(g, p) {
-			continue // SUV keeps it on the host
+		if !s.prefetchable(g, p) {
+			continue // a runtime keeps it on the host
 		}
 		plan.reset()
 		s.table.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
 		s.collect(g, plan, uvmproto.CauseHost, invals)
-		if s.smart != nil {
-			s.smart.Migrated(s.objectOf(p*s.pageSize), p)
-		}
+		s.migrated(g, p, true, movePrefetch)
 		b.prefetched = append(b.prefetched, p)
 		s.counters[g].Prefetches++
 	}
-}
-
-// adapt feeds GPU g's Early-Adaptor the batch's faulted pages (each once;
-// EA's history counts faults after handling, not prefetches), which may
-// change the thresholds the next batch's prefetch uses.
-func (s *Service) adapt(g int, now sim.VTimeInSec) {
-	s.seeds = s.seeds[:0]
-	for _, f := range s.cur.faults {
-		s.seeds = append(s.seeds, f.Page)
-	}
-	slices.Sort(s.seeds)
-	s.seeds = slices.Compact(s.seeds)
-	s.failStep(s.ea[g].OnFaults(float64(now)*1e9, s.seeds))
 }
 
 func (s *Service) failStep(err error) {
@@ -561,8 +517,11 @@ func (s *Service) failStep(err error) {
 // when none is on.
 func (s *Service) Report() map[string]float64 {
 	m := map[string]float64{}
-	for _, r := range s.reports {
-		r(m)
+	for _, r := range s.rts {
+		r.report(m)
+	}
+	if s.hw != nil {
+		s.hwReport(m)
 	}
 	return m
 }
@@ -571,16 +530,6 @@ func (s *Service) Report() map[string]float64 {
 func add(m map[string]float64, counts map[string]uint64) {
 	for k, v := range counts {
 		m[k] += float64(v)
-	}
-}
-
-// eaReport adds the Early-Adaptor controllers' counts.
-func (s *Service) eaReport(m map[string]float64) {
-	for _, c := range s.ea {
-		st := c.Stats()
-		add(m, map[string]uint64{"ea_detections": st.Detections, "ea_evaluations": st.Evaluations,
-			"ea_risk_signals": st.RiskSignals, "ea_threshold_changes": st.Changes, "ea_decreases": st.Decreases,
-			"ea_disables": st.Disables, "ea_enables": st.Enables, "ea_blocks_disabled": st.BlocksDisabled})
 	}
 }
 
@@ -598,6 +547,48 @@ func (s *Service) lookupCost(dec pagepolicy.Decision) float64 {
 	return dec.LookupNs
 }
 
+// counterBatch serves an access-counter batch: a runtime that takes it
+// (ObservUVM's observation, SUV's plans), else the driver migrates each
+// notified page that thrashing control lets move.
+func (s *Service) counterBatch(g int, pages []uint64, now sim.VTimeInSec, invals [][]uvmproto.Inval) {
+	for _, r := range s.rts {
+		if r.counterBatch(g, pages, invals) {
+			return
+		}
+	}
+	for _, p := range pages {
+		if s.thrash != nil && s.thrash.skip(p, now) {
+			s.counters[g].ACThrottled++
+			continue
+		}
+		for _, r := range s.rts {
+			r.counterPage(p)
+		}
+		s.migrateGroupPage(g, p, invals)
+	}
+}
+
+// prefetchable reports whether every runtime lets g's prefetcher bring p.
+func (s *Service) prefetchable(g int, p uint64) bool {
+	for _, r := range s.rts {
+		if !r.prefetchable(g, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// migrated tells the runtimes that page p moved to g, outside a fault.
+func (s *Service) migrated(g int, p uint64, fromHost bool, cause moveCause) {
+	if len(s.rts) == 0 {
+		return // no object lookup
+	}
+	obj := s.objectOf(p * s.pageSize)
+	for _, r := range s.rts {
+		r.migrated(g, p, obj, fromHost, cause)
+	}
+}
+
 // migrateGroupPage moves one page of a notified access-counter group to the
 // counting GPU g, if it lives on another GPU, or on the host and g maps it
 // there (zero-copy); a host page g does not use stays put.
@@ -609,9 +600,7 @@ func (s *Service) migrateGroupPage(g int, page uint64, invals [][]uvmproto.Inval
 	plan := &s.scratch
 	plan.reset()
 	s.table.Resolve(g, page, true, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
-	if s.smart != nil && pg.Owner == Host {
-		s.smart.Migrated(s.objectOf(page*s.pageSize), page)
-	}
+	s.migrated(g, page, pg.Owner == Host, moveCounter)
 	s.collect(g, plan, uvmproto.CauseMigration, invals)
 }
 

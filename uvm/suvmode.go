@@ -113,7 +113,7 @@ func (s *Service) buildSUV(b Builder) error {
 		m.pools = append(m.pools, map[int]*suv.QuotaPool{})
 	}
 	s.suv = m
-	s.reports = append(s.reports, s.suvReport)
+	s.rts = append(s.rts, suvRuntime{m: m})
 	return nil
 }
 
