@@ -307,7 +307,7 @@ func (b Builder) Build(name string) (*Driver, error) {
 	if line == 0 {
 		line = 64
 	}
-	d := &Driver{ComponentBase: sim.NewComponentBase(name), engine: b.engine, svc: svc, recvDelay: b.delay, log: b.log,
+	d := &Driver{ComponentBase: sim.NewComponentBase(name), engine: b.engine, svc: svc, core: svc.Core(), recvDelay: b.delay, log: b.log,
 		lineBytes: line, hostMem: sim.VTimeInSec(b.cfg.HostMemoryNs * 1e-9)}
 	d.port = sim.NewLimitNumMsgPort(d, b.bufSize, name+".PCIe")
 	d.AddPort("PCIe", d.port)

@@ -18,6 +18,7 @@ type Driver struct {
 	*sim.ComponentBase
 	engine sim.Engine
 	svc    *Service
+	core   Core // svc's Core: its batches or UVMMU's hardware path
 	port   sim.Port
 	out    outbox
 	gpus   []sim.Port // each GMMU's PCIe port
@@ -132,7 +133,7 @@ func (d *Driver) Handle(e sim.Event) error {
 	ev := e.(*driverEvent)
 	now := ev.t
 	if ev.wake {
-		d.fail(d.svc.Tick(now))
+		d.fail(d.core.Tick(now))
 		d.logPolicy(now)
 		d.apply(now)
 		return d.err
@@ -144,7 +145,7 @@ func (d *Driver) Handle(e sim.Event) error {
 			continue
 		}
 		d.logReceived(now, msg)
-		d.fail(d.svc.Receive(now, msg))
+		d.fail(d.core.Receive(now, msg))
 		d.apply(now)
 	}
 	return d.err
@@ -169,7 +170,7 @@ func (d *Driver) fail(err error) {
 
 // apply sends what the core asked for, then schedules its wake-up.
 func (d *Driver) apply(now sim.VTimeInSec) {
-	rd := d.svc.Ready()
+	rd := d.core.Ready()
 	for _, o := range rd.Send {
 		if o.To < 0 || o.To >= len(d.gpus) || d.gpus[o.To] == nil {
 			d.fail(fmt.Errorf("message %T for GPU %d, which is not connected", o.Msg, o.To))
@@ -181,7 +182,7 @@ func (d *Driver) apply(now sim.VTimeInSec) {
 	if rd.Wake {
 		d.engine.Schedule(&driverEvent{t: rd.WakeAt, h: d, wake: true})
 	}
-	d.svc.Advance()
+	d.core.Advance()
 	if rd.Placed && d.placed != nil {
 		done := d.placed
 		d.placed = nil

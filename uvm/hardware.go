@@ -168,8 +168,11 @@ func (p *policyPicker) Next(frames uint32) uint32 {
 	return p.h.frame[p.g][p.buf[0]/p.h.ppg] % frames
 }
 
-// receive takes a message from a GMMU in hardware mode.
-func (h *hardware) receive(now sim.VTimeInSec, msg sim.Msg) error {
+// Receive takes a message from a GMMU in hardware mode.
+func (h *hardware) Receive(now sim.VTimeInSec, msg sim.Msg) error {
+	if err := h.s.inRange(msg); err != nil {
+		return err
+	}
 	if err := h.sync(now); err != nil {
 		return err
 	}
@@ -323,8 +326,18 @@ func (h *hardware) drain(now sim.VTimeInSec) error {
 	return nil
 }
 
-// tick runs the units due at now.
-func (h *hardware) tick(now sim.VTimeInSec) error { return h.drain(now) }
+// Tick runs the units due at now.
+func (h *hardware) Tick(now sim.VTimeInSec) error { return h.drain(now) }
+
+// Ready, Advance and Report are the Service's: the hardware path sends
+// and wakes through it, and counts in its counters.
+func (h *hardware) Ready() ServiceReady { return h.s.Ready() }
+
+// Advance implements Core.
+func (h *hardware) Advance() { h.s.Advance() }
+
+// Report implements Core.
+func (h *hardware) Report() map[string]float64 { return h.s.Report() }
 
 // start carries out plan p of GPU g: the table moves the page-group to g
 // (and the victim to the host), then the critical page, the rest of the

@@ -37,7 +37,7 @@ func deliver(t *testing.T, s *Service, now sim.VTimeInSec, sent []Outgoing) map[
 			for _, e := range m.Entries {
 				installed[e.Page] = e
 			}
-			must(t, s.Receive(now, b.TransferDone(o.To, m.Batch)))
+			must(t, s.Core().Receive(now, b.TransferDone(o.To, m.Batch)))
 		case *uvmproto.InvalidateMsg:
 			if !m.Writeback {
 				t.Fatalf("hardware handling sent a plain shootdown: %+v", m)
@@ -46,7 +46,7 @@ func deliver(t *testing.T, s *Service, now sim.VTimeInSec, sent []Outgoing) map[
 			for i, e := range m.Entries {
 				pages[i] = e.Page
 			}
-			must(t, s.Receive(now, b.Writeback(o.To, pages, m.Batch)))
+			must(t, s.Core().Receive(now, b.Writeback(o.To, pages, m.Batch)))
 		case *uvmproto.MapMsg:
 			for _, e := range m.Entries {
 				installed[e.Page] = e
@@ -63,7 +63,7 @@ func deliver(t *testing.T, s *Service, now sim.VTimeInSec, sent []Outgoing) map[
 // with no driver reply.
 func TestHardwareCriticalPageFirst(t *testing.T) {
 	s := newHardware(t, 1, 64, 0)
-	must(t, s.Receive(1e-6, faults(0, 21)))
+	must(t, s.Core().Receive(1e-6, faults(0, 21)))
 	rd := drain(s)
 	if len(rd.Send) != 2 {
 		t.Fatalf("want the critical page and the rest, got %d messages", len(rd.Send))
@@ -92,9 +92,9 @@ func TestHardwareCriticalPageFirst(t *testing.T) {
 // flight waits for it and is then answered from the table.
 func TestHardwareDefersFaultsOnGroupsInFlight(t *testing.T) {
 	s := newHardware(t, 1, 64, 0)
-	must(t, s.Receive(1e-6, faults(0, 3))) // after the AFM's first refill
+	must(t, s.Core().Receive(1e-6, faults(0, 3))) // after the AFM's first refill
 	first := drain(s)
-	must(t, s.Receive(1.001e-6, faults(0, 7)))
+	must(t, s.Core().Receive(1.001e-6, faults(0, 7)))
 	if rd := drain(s); len(rd.Send) != 0 {
 		t.Fatalf("a fault on a group in flight was answered at once: %+v", rd.Send)
 	}
@@ -120,7 +120,7 @@ func TestHardwareSwapKeepsCapacity(t *testing.T) {
 	swaps := 0
 	for _, p := range []uint64{0, 16, 32, 48, 0, 64, 80, 16} {
 		now += 1e-6
-		must(t, s.Receive(now, faults(0, p)))
+		must(t, s.Core().Receive(now, faults(0, p)))
 		rd := drain(s)
 		for rd.Wake && len(rd.Send) == 0 { // a DCQ-empty stall
 			now = max(now, rd.WakeAt)
@@ -154,10 +154,10 @@ func TestHardwareSwapKeepsCapacity(t *testing.T) {
 // there and written back first, then migrated to the faulting GPU.
 func TestHardwareRecallsFromPeer(t *testing.T) {
 	s := newHardware(t, 2, 64, 0)
-	must(t, s.Receive(1e-6, faults(0, 5)))
+	must(t, s.Core().Receive(1e-6, faults(0, 5)))
 	deliver(t, s, 5e-6, drain(s).Send)
 	drain(s)
-	must(t, s.Receive(6e-6, faults(1, 9)))
+	must(t, s.Core().Receive(6e-6, faults(1, 9)))
 	rd := drain(s)
 	iv, ok := rd.Send[0].Msg.(*uvmproto.InvalidateMsg)
 	if len(rd.Send) != 1 || !ok || rd.Send[0].To != 0 || !iv.Writeback || len(iv.Entries) != 16 {

@@ -184,13 +184,32 @@ func (s *Service) Counters(g int) *stats.Counters { return s.counters[g] }
 // Busy reports whether a batch is being serviced.
 func (s *Service) Busy() bool { return s.cur != nil }
 
-// Receive takes one message from a GMMU.
+// Core is the driver's fault handling as a pure state machine: messages
+// from the GMMUs in (Receive), wake-ups in (Tick), what to send and when
+// to wake out (Ready, then Advance), and what it counted (Report). The
+// batch Service and UVMMU's hardware path are its two implementations;
+// the Driver holds the one the config names (Service.Core).
+type Core interface {
+	Receive(now sim.VTimeInSec, msg sim.Msg) error
+	Tick(now sim.VTimeInSec) error
+	Ready() ServiceReady
+	Advance()
+	Report() map[string]float64
+}
+
+// Core is the fault handling the config names: the Service's batches, or
+// UVMMU's hardware path over the Service's table and counters.
+func (s *Service) Core() Core {
+	if s.hw != nil {
+		return s.hw
+	}
+	return s
+}
+
+// Receive takes one message from a GMMU into the batch pipeline.
 func (s *Service) Receive(now sim.VTimeInSec, msg sim.Msg) error {
 	if err := s.inRange(msg); err != nil {
 		return err
-	}
-	if s.hw != nil {
-		return s.hw.receive(now, msg)
 	}
 	switch m := msg.(type) {
 	case *uvmproto.FaultBatchMsg:
@@ -250,9 +269,6 @@ func (s *Service) arrived(now sim.VTimeInSec, id uint64) error {
 
 // Tick is called at the time Ready asked for.
 func (s *Service) Tick(now sim.VTimeInSec) error {
-	if s.hw != nil {
-		return s.hw.tick(now)
-	}
 	if s.cur == nil {
 		return fmt.Errorf("uvm: woken at %v with no batch in service", now)
 	}
