@@ -52,19 +52,17 @@ func init() {
 	Register("atax", func() Workload { return ATAX{} })
 }
 
-// Name implements Workload.
-func (ATAX) Name() string { return "atax" }
-
-// Description implements Workload.
-func (ATAX) Description() string {
-	return "PolyBench/GPU ATAX: y = A^T(Ax), a row-walking (64 pages per load) then a column-walking kernel"
+// Info implements Workload.
+func (ATAX) Info() Info {
+	return Info{
+		Name:        "atax",
+		Description: "PolyBench/GPU ATAX: y = A^T(Ax), a row-walking (64 pages per load) then a column-walking kernel",
+		Suite:       SuitePolyBench,
+		Aliases:     []string{"ATA"},
+		Class:       ClassIrregular,
+		PaperSize:   ATAXSize,
+	}
 }
-
-// PaperSize implements Sized.
-func (ATAX) PaperSize() PaperSize { return ATAXSize }
-
-// Class implements Classed.
-func (ATAX) Class() string { return ClassIrregular }
 
 // mvSide returns the matrix side of atax or bicg (one n x n matrix and
 // vectors vecs of n floats) for the footprint of s at p.

@@ -73,19 +73,16 @@ func init() {
 	Register("backprop", func() Workload { return Backprop{} })
 }
 
-// Name implements Workload.
-func (Backprop) Name() string { return "backprop" }
-
-// Description implements Workload.
-func (Backprop) Description() string {
-	return "Rodinia backprop: layerforward then adjust_weights over an in x 16 weight matrix (one training step)"
+// Info implements Workload.
+func (Backprop) Info() Info {
+	return Info{
+		Name:        "backprop",
+		Description: "Rodinia backprop: layerforward then adjust_weights over an in x 16 weight matrix (one training step)",
+		Suite:       SuiteRodinia,
+		Class:       ClassRegular,
+		PaperSize:   BackpropSize,
+	}
 }
-
-// PaperSize implements Sized.
-func (Backprop) PaperSize() PaperSize { return BackpropSize }
-
-// Class implements Classed.
-func (Backprop) Class() string { return ClassRegular }
 
 // bpObjects lists backprop's allocations for in input units, in order.
 func bpObjects(in int) []struct {

@@ -39,19 +39,17 @@ func init() {
 	Register("bicg", func() Workload { return BiCG{} })
 }
 
-// Name implements Workload.
-func (BiCG) Name() string { return "bicg" }
-
-// Description implements Workload.
-func (BiCG) Description() string {
-	return "PolyBench/GPU BICG: s = A^T r (column-walking) then q = A p (row-walking, 64 pages per load)"
+// Info implements Workload.
+func (BiCG) Info() Info {
+	return Info{
+		Name:        "bicg",
+		Description: "PolyBench/GPU BICG: s = A^T r (column-walking) then q = A p (row-walking, 64 pages per load)",
+		Suite:       SuitePolyBench,
+		Aliases:     []string{"BIC"},
+		Class:       ClassIrregular,
+		PaperSize:   BICGSize,
+	}
 }
-
-// PaperSize implements Sized.
-func (BiCG) PaperSize() PaperSize { return BICGSize }
-
-// Class implements Classed.
-func (BiCG) Class() string { return ClassIrregular }
 
 // Setup implements Workload.
 func (BiCG) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {

@@ -92,22 +92,20 @@ func init() {
 	Register("bicgstab", func() Workload { return BiCGStab{} })
 }
 
-// Name implements Workload.
-func (BiCGStab) Name() string { return "bicgstab" }
-
-// Description implements Workload.
-func (BiCGStab) Description() string {
-	return "dense BiCGStab (SUV BCG): 2 row-per-thread matrix-vector products, 3 dot products, 3 updates an iteration"
+// Info implements Workload.
+func (BiCGStab) Info() Info {
+	return Info{
+		Name:        "bicgstab",
+		Description: "dense BiCGStab (SUV BCG): 2 row-per-thread matrix-vector products, 3 dot products, 3 updates an iteration",
+		// SUV attributes BCG to PolyBench, whose GPU suite has no
+		// BiCGStab: the program is SUV's.
+		Suite:     "SUV",
+		Aliases:   []string{"BCG"},
+		Class:     ClassIrregular,
+		PaperSize: BiCGStabSize,
+		SUVHints:  true,
+	}
 }
-
-// Aliases implements Aliased.
-func (BiCGStab) Aliases() []string { return []string{"BCG"} }
-
-// PaperSize implements Sized.
-func (BiCGStab) PaperSize() PaperSize { return BiCGStabSize }
-
-// Class implements Classed.
-func (BiCGStab) Class() string { return ClassIrregular }
 
 // BiCGStabShape returns the matrix side and the iteration count bicgstab
 // uses for p.
@@ -180,9 +178,6 @@ func (BiCGStab) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	finishSUV(alloc, ks)
 	return ks, nil
 }
-
-// SUVHints implements SUVHinted.
-func (BiCGStab) SUVHints() bool { return true }
 
 // bcgHints declares the hints of bicgstab's launches ks, from each
 // kernel's name and arguments (in Setup's order); id are the objects A,

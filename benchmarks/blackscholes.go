@@ -52,25 +52,18 @@ func init() {
 	Register("blackscholes", func() Workload { return BlackScholes{} })
 }
 
-// Name implements Workload.
-func (BlackScholes) Name() string { return "blackscholes" }
-
-// Description implements Workload.
-func (BlackScholes) Description() string {
-	return "CUDA samples BlackScholes (ObservUVM BLK): 5 option arrays swept by the same kernel 10 times"
+// Info implements Workload.
+func (BlackScholes) Info() Info {
+	return Info{
+		Name:              "blackscholes",
+		Description:       "CUDA samples BlackScholes (ObservUVM BLK): 5 option arrays swept by the same kernel 10 times",
+		Suite:             SuiteCUDASamples,
+		Aliases:           []string{"BLK"},
+		Class:             ClassRegular,
+		PaperSize:         BlackScholesSize,
+		PreferredEviction: observUVMCP,
+	}
 }
-
-// Aliases implements Aliased.
-func (BlackScholes) Aliases() []string { return []string{"BLK"} }
-
-// PreferredEviction implements EvictionPreferring.
-func (BlackScholes) PreferredEviction() (string, string) { return obsCP, observUVMTable }
-
-// PaperSize implements Sized.
-func (BlackScholes) PaperSize() PaperSize { return BlackScholesSize }
-
-// Class implements Classed.
-func (BlackScholes) Class() string { return ClassRegular }
 
 // BlackScholesShape returns the option count and the launch count
 // blackscholes uses for p.

@@ -104,25 +104,20 @@ func init() {
 	Register("btree", func() Workload { return BTree{} })
 }
 
-// Name implements Workload.
-func (BTree) Name() string { return "btree" }
-
-// Description implements Workload.
-func (BTree) Description() string {
-	return "Awad et al. GPU B-tree: bulk random point lookups, a warp per query descending 128-byte nodes"
+// Info implements Workload.
+func (BTree) Info() Info {
+	return Info{
+		Name:        "btree",
+		Description: "Awad et al. GPU B-tree: bulk random point lookups, a warp per query descending 128-byte nodes",
+		// Awad et al.'s owensgroup/GpuBTree.
+		Suite:             "GpuBTree",
+		Aliases:           []string{"BTR"},
+		Class:             ClassIrregular,
+		PaperSize:         BTreeSize,
+		PreferredEviction: observUVMLFU,
+		SUVHints:          true,
+	}
 }
-
-// PaperSize implements Sized.
-func (BTree) PaperSize() PaperSize { return BTreeSize }
-
-// Aliases implements Aliased.
-func (BTree) Aliases() []string { return []string{"BTR"} }
-
-// PreferredEviction implements EvictionPreferring.
-func (BTree) PreferredEviction() (string, string) { return "lfu", "ObservUVM Table II" }
-
-// Class implements Classed.
-func (BTree) Class() string { return ClassIrregular }
 
 // btreeQueries is the query count for n keys: n/8 in whole blocks.
 func btreeQueries(n int) int { return max(1, n/btreeQueryShare/btreeBlock) * btreeBlock }
@@ -321,6 +316,3 @@ func (BTree) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	finishSUV(alloc, ks)
 	return ks, nil
 }
-
-// SUVHints implements SUVHinted.
-func (BTree) SUVHints() bool { return true }

@@ -20,7 +20,7 @@ func TestClampNote(t *testing.T) {
 		{"mm", 0.05, false},
 		{"bfs", 0.05, false},
 		{"lenet", 0.2, false},
-		{"private", 1e-300, false}, // synthetic: not Sized; its minimum is documented
+		{"private", 1e-300, false}, // synthetic: no PaperSize; its minimum is documented
 	}
 	for _, c := range cases {
 		p := Params{GPUs: 4, Scale: c.scale, Size: SizeAuto, Seed: 1}

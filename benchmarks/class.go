@@ -13,22 +13,8 @@ const (
 	ClassMixed     = "mixed"
 )
 
-// Classes lists the values a Classed workload may return.
+// Classes lists the values Info.Class may take besides "".
 func Classes() []string { return []string{ClassRegular, ClassIrregular, ClassMixed} }
 
-// Classed is a workload with an Early-Adaptor access-pattern class. It is
-// optional: the OASIS and synthetic workloads have none. Each Classed
-// workload's doc comment says whether its class is Early-Adaptor's own or
-// assigned here from its access pattern.
-type Classed interface {
-	// Class is one of ClassRegular, ClassIrregular, ClassMixed.
-	Class() string
-}
-
-// ClassOf returns w's class, or "" when w is not Classed.
-func ClassOf(w Workload) string {
-	if c, ok := w.(Classed); ok {
-		return c.Class()
-	}
-	return ""
-}
+// ClassOf returns w's class (Info.Class), or "" when it has none.
+func ClassOf(w Workload) string { return w.Info().Class }

@@ -50,19 +50,19 @@ func init() {
 	Register("2dconv", func() Workload { return Convolution2D{} })
 }
 
-// Name implements Workload.
-func (Convolution2D) Name() string { return "2dconv" }
-
-// Description implements Workload.
-func (Convolution2D) Description() string {
-	return "PolyBench/GPU 2DCONV: 3x3 convolution of an n x n matrix, 32x8 blocks, one kernel"
+// Info implements Workload.
+func (Convolution2D) Info() Info {
+	return Info{
+		Name:              "2dconv",
+		Description:       "PolyBench/GPU 2DCONV: 3x3 convolution of an n x n matrix, 32x8 blocks, one kernel",
+		Suite:             SuitePolyBench,
+		Aliases:           []string{"2DC"},
+		Class:             ClassRegular,
+		PaperSize:         Conv2DSize,
+		PreferredEviction: observUVMCP,
+		SUVHints:          true,
+	}
 }
-
-// PaperSize implements Sized.
-func (Convolution2D) PaperSize() PaperSize { return Conv2DSize }
-
-// Class implements Classed.
-func (Convolution2D) Class() string { return ClassRegular }
 
 // Conv2DSide returns the matrix side 2dconv uses for p.
 func Conv2DSide(p Params) (int, error) {
@@ -124,6 +124,3 @@ func (Convolution2D) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error
 	finishSUV(alloc, ks)
 	return ks, nil
 }
-
-// SUVHints implements SUVHinted.
-func (Convolution2D) SUVHints() bool { return true }

@@ -54,25 +54,27 @@ func init() {
 	}
 }
 
-// Name implements Workload.
-func (w CounterCap) Name() string { return CounterCapName(w.Regions) }
-
-// Description implements Workload.
-func (w CounterCap) Description() string {
-	return fmt.Sprintf("ObservUVM Fig. 3 counter-capacity microbenchmark: %d 2 MB regions, each read %d times (distinct lines); scale-independent",
-		w.Regions, CounterCapAccesses)
+// Info implements Workload. It declares no paper size: its size is the
+// region count, whatever Params.Scale.
+func (w CounterCap) Info() Info {
+	return Info{
+		Name: CounterCapName(w.Regions),
+		Description: fmt.Sprintf("ObservUVM Fig. 3 counter-capacity microbenchmark: %d 2 MB regions, each read %d times (distinct lines); scale-independent",
+			w.Regions, CounterCapAccesses),
+		Suite: "ObservUVM",
+	}
 }
 
 // Setup implements Workload.
 func (w CounterCap) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	if err := CheckScale(p.Scale); err != nil {
-		return nil, fmt.Errorf("%s: %w", w.Name(), err)
+		return nil, fmt.Errorf("%s: %w", CounterCapName(w.Regions), err)
 	}
 	if _, err := Column(p); err != nil {
-		return nil, fmt.Errorf("%s: %w", w.Name(), err)
+		return nil, fmt.Errorf("%s: %w", CounterCapName(w.Regions), err)
 	}
 	if w.Regions < 1 {
-		return nil, fmt.Errorf("%s: %d regions: must be at least 1", w.Name(), w.Regions)
+		return nil, fmt.Errorf("%s: %d regions: must be at least 1", CounterCapName(w.Regions), w.Regions)
 	}
 	ptr, err := alloc.MallocManaged(uint64(w.Regions)*counterCapRegion, "regions")
 	if err != nil {

@@ -41,7 +41,7 @@ func TestCounterCap(t *testing.T) {
 		}
 	}
 	w, err := New("countercap-256")
-	if err != nil || w.Name() != "countercap-256" || !strings.Contains(w.Description(), "256 2 MB regions") {
+	if err != nil || w.Info().Name != "countercap-256" || !strings.Contains(w.Info().Description, "256 2 MB regions") {
 		t.Fatalf("countercap-256: %v %v", w, err)
 	}
 }

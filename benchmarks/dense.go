@@ -10,16 +10,12 @@ import (
 // syr2k, mm-tiled, gemv, mvt, gramschmidt) share: each allocates n x n
 // float32 matrices and then n-float vectors, with the side n fitted to its
 // footprint, and launches kernels over them. Each workload's exported type
-// embeds its denseLinalg, which carries the paper labels, sizing and Setup,
-// so that these are written once; the workload's own file keeps its
-// kernels and the labels and sizes it fills in. The registry fills the
-// embedded value (New("gmm")); a bare GEMM{} has no labels. ObservUVM's
-// preferred eviction stays a method of the workloads ObservUVM runs,
-// since EvictionPreferring is optional and mvt and gramschmidt have none.
+// embeds its denseLinalg, which carries the Info, sizing and Setup, so
+// that these are written once; the workload's own file keeps its kernels
+// and the facts and sizes it fills in. The registry fills the embedded
+// value (New("gmm")); a bare GEMM{} has an empty Info.
 type denseLinalg struct {
-	name, alias, description string
-	class                    string // ClassRegular, ClassIrregular or ClassMixed
-	size                     PaperSize
+	info Info
 	// mult is what the side is a multiple of: the kernel's block width,
 	// so that no block is partly out of range.
 	mult int
@@ -28,8 +24,6 @@ type denseLinalg struct {
 	matrices, vectors []string
 	// kernels builds the launches over what Setup allocated.
 	kernels func(m denseObjects) []Kernel
-	// suvHints says the kernels carry SUV hints (SUVHinted).
-	suvHints bool
 }
 
 // denseObjects is what Setup allocated for a denseLinalg: the side n and,
@@ -40,29 +34,14 @@ type denseObjects struct {
 	ids  []int
 }
 
-// Name implements Workload.
-func (d denseLinalg) Name() string { return d.name }
-
-// Description implements Workload.
-func (d denseLinalg) Description() string { return d.description }
-
-// Aliases implements Aliased.
-func (d denseLinalg) Aliases() []string { return []string{d.alias} }
-
-// PaperSize implements Sized.
-func (d denseLinalg) PaperSize() PaperSize { return d.size }
-
-// Class implements Classed.
-func (d denseLinalg) Class() string { return d.class }
-
-// SUVHints implements SUVHinted.
-func (d denseLinalg) SUVHints() bool { return d.suvHints }
+// Info implements Workload.
+func (d denseLinalg) Info() Info { return d.info }
 
 // side returns the side, a multiple of d.mult, at which the matrices and
 // vectors together come closest to the footprint for p.
 func (d denseLinalg) side(p Params) (int, error) {
 	matrices, vectors := uint64(len(d.matrices)), uint64(len(d.vectors))
-	return linalgSide(d.size, p, d.mult, func(n int) uint64 {
+	return linalgSide(d.info.PaperSize, p, d.mult, func(n int) uint64 {
 		return floatBytes * (matrices*uint64(n)*uint64(n) + vectors*uint64(n))
 	})
 }

@@ -53,26 +53,26 @@ type inferNet struct {
 	def        func(m *imodel, div int)
 }
 
-// Name implements Workload.
-func (w inferNet) Name() string { return w.name }
-
-// Description implements Workload.
-func (w inferNet) Description() string { return w.desc }
-
-// PaperSize implements Sized.
-func (w inferNet) PaperSize() PaperSize { return w.size }
-
-// Aliases implements Aliased.
-func (w inferNet) Aliases() []string { return w.aliases }
-
-// PreferredEviction implements EvictionPreferring: ObservUVM's LRU for
-// both networks (which behaves as the default LRM for them).
-func (w inferNet) PreferredEviction() (string, string) { return "lru", "ObservUVM Table II" }
-
-// Class implements Classed: regular, assigned here from the access
-// pattern (Early-Adaptor runs no DNN): every kernel sweeps its tensors
-// densely.
-func (w inferNet) Class() string { return ClassRegular }
+// Info implements Workload. Both networks declare the same facts
+// besides their names, sizes and labels.
+func (w inferNet) Info() Info {
+	return Info{
+		Name:        w.name,
+		Description: w.desc,
+		Suite:       SuiteTango,
+		Aliases:     w.aliases,
+		// Assigned here from the access pattern (Early-Adaptor runs no
+		// DNN): every kernel sweeps its tensors densely.
+		Class:     ClassRegular,
+		PaperSize: w.size,
+		// ObservUVM's LRU for both networks (which behaves as the default
+		// LRM for them).
+		PreferredEviction: observUVMLRU,
+		// See dnn.go's elementwiseSUV and gemmSUV, and conv for the group
+		// loop.
+		SUVHints: true,
+	}
+}
 
 // Setup implements Workload.
 func (w inferNet) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
@@ -89,10 +89,6 @@ func (w inferNet) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	finishSUV(alloc, d.kernels)
 	return d.kernels, nil
 }
-
-// SUVHints implements SUVHinted: see dnn.go's elementwiseSUV and gemmSUV,
-// and conv for the group loop.
-func (w inferNet) SUVHints() bool { return true }
 
 // shape picks the batch and channel-width divisor for p as the training
 // models do (network.shape): the batch whose footprint comes closest to

@@ -62,14 +62,10 @@ type network struct {
 	def     func(m *dmodel, div int)
 }
 
-// Name implements Workload.
-func (w network) Name() string { return w.name }
-
-// PaperSize implements Sized.
-func (w network) PaperSize() PaperSize { return w.size }
-
-// Description implements Workload.
-func (w network) Description() string { return w.desc }
+// Info implements Workload.
+func (w network) Info() Info {
+	return Info{Name: w.name, Description: w.desc, Suite: SuiteDNNMark, PaperSize: w.size}
+}
 
 // Setup implements Workload.
 func (w network) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {

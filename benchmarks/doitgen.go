@@ -54,22 +54,18 @@ func init() {
 	Register("doitgen", func() Workload { return Doitgen{} })
 }
 
-// Name implements Workload.
-func (Doitgen) Name() string { return "doitgen" }
-
-// Description implements Workload.
-func (Doitgen) Description() string {
-	return "PolyBench/GPU doitgen (SUV DTG): per r, sum = A[r] x C4 then A[r] = sum, a launch pair per r"
+// Info implements Workload.
+func (Doitgen) Info() Info {
+	return Info{
+		Name:        "doitgen",
+		Description: "PolyBench/GPU doitgen (SUV DTG): per r, sum = A[r] x C4 then A[r] = sum, a launch pair per r",
+		Suite:       SuitePolyBench,
+		Aliases:     []string{"DTG"},
+		Class:       ClassRegular,
+		PaperSize:   DoitgenSize,
+		SUVHints:    true,
+	}
 }
-
-// Aliases implements Aliased.
-func (Doitgen) Aliases() []string { return []string{"DTG"} }
-
-// PaperSize implements Sized.
-func (Doitgen) PaperSize() PaperSize { return DoitgenSize }
-
-// Class implements Classed.
-func (Doitgen) Class() string { return ClassRegular }
 
 // DoitgenSide returns the cube side n (NR = NQ = NP) doitgen uses for p.
 func DoitgenSide(p Params) (int, error) {
@@ -104,9 +100,6 @@ func (Doitgen) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	finishSUV(alloc, ks)
 	return ks, nil
 }
-
-// SUVHints implements SUVHinted.
-func (Doitgen) SUVHints() bool { return true }
 
 // doitgenHints are the hints of kernel1 and kernel2 at iteration r, args
 // A, C4, sum.

@@ -63,19 +63,18 @@ func init() {
 	Register("fdtd2d", func() Workload { return FDTD2D{} })
 }
 
-// Name implements Workload.
-func (FDTD2D) Name() string { return "fdtd2d" }
-
-// Description implements Workload.
-func (FDTD2D) Description() string {
-	return "PolyBench/GPU FDTD-2D: 3 stencil kernels per time step over ex, ey, hz (5 steps)"
+// Info implements Workload.
+func (FDTD2D) Info() Info {
+	return Info{
+		Name:        "fdtd2d",
+		Description: "PolyBench/GPU FDTD-2D: 3 stencil kernels per time step over ex, ey, hz (5 steps)",
+		Suite:       SuitePolyBench,
+		Aliases:     []string{"FDT"},
+		Class:       ClassRegular,
+		PaperSize:   FDTD2DSize,
+		SUVHints:    true,
+	}
 }
-
-// PaperSize implements Sized.
-func (FDTD2D) PaperSize() PaperSize { return FDTD2DSize }
-
-// Class implements Classed.
-func (FDTD2D) Class() string { return ClassRegular }
 
 // FDTD2DShape returns the field side and the number of time steps fdtd2d
 // uses for p.
@@ -153,9 +152,6 @@ func (FDTD2D) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	finishSUV(alloc, ks)
 	return ks, nil
 }
-
-// SUVHints implements SUVHinted.
-func (FDTD2D) SUVHints() bool { return true }
 
 // fdtdHints are the hints of the three kernels of step t over _fict_, ex,
 // ey, hz (id).

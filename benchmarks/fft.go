@@ -86,15 +86,14 @@ func init() {
 	Register("fft", func() Workload { return FFT{} })
 }
 
-// Name implements Workload.
-func (FFT) Name() string { return "fft" }
-
-// PaperSize implements Sized.
-func (FFT) PaperSize() PaperSize { return FFTSize }
-
-// Description implements Workload.
-func (FFT) Description() string {
-	return "SHOC FFT: in-place 512-point complex FFTs, one wavefront each, 8 strided loads and stores"
+// Info implements Workload.
+func (FFT) Info() Info {
+	return Info{
+		Name:        "fft",
+		Description: "SHOC FFT: in-place 512-point complex FFTs, one wavefront each, 8 strided loads and stores",
+		Suite:       SuiteSHOC,
+		PaperSize:   FFTSize,
+	}
 }
 
 // FFTCount returns the number of 512-point FFTs fft computes for p.

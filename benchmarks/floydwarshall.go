@@ -89,22 +89,18 @@ func init() {
 	Register("floyd-warshall", func() Workload { return FloydWarshall{} })
 }
 
-// Name implements Workload.
-func (FloydWarshall) Name() string { return "floyd-warshall" }
-
-// Description implements Workload.
-func (FloydWarshall) Description() string {
-	return "HeCBench Floyd-Warshall: one launch per intermediate node k over the n x n distance matrix (first passes)"
+// Info implements Workload.
+func (FloydWarshall) Info() Info {
+	return Info{
+		Name:        "floyd-warshall",
+		Description: "HeCBench Floyd-Warshall: one launch per intermediate node k over the n x n distance matrix (first passes)",
+		Suite:       SuiteHeCBench,
+		Aliases:     []string{"FW"},
+		Class:       ClassRegular,
+		PaperSize:   FWSize,
+		SUVHints:    true,
+	}
 }
-
-// PaperSize implements Sized.
-func (FloydWarshall) PaperSize() PaperSize { return FWSize }
-
-// Aliases implements Aliased.
-func (FloydWarshall) Aliases() []string { return []string{"FW"} }
-
-// Class implements Classed.
-func (FloydWarshall) Class() string { return ClassRegular }
 
 // FWShape returns the node count and the passes floyd-warshall runs for p.
 func FWShape(p Params) (n, passes int, err error) {
@@ -299,6 +295,3 @@ func (FloydWarshall) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error
 	finishSUV(alloc, ks)
 	return ks, nil
 }
-
-// SUVHints implements SUVHinted.
-func (FloydWarshall) SUVHints() bool { return true }

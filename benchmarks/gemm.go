@@ -47,25 +47,26 @@ package benchmarks
 // in Table I's GMM (D, T), is the simulator's call from these ranges.
 type GEMM struct{ denseLinalg }
 
-// gemmDense is gmm's labels, shape and kernel.
+// gemmDense is gmm's Info, shape and kernel.
 var gemmDense = denseLinalg{
-	name:        "gmm",
-	alias:       "GMM",
-	description: "PolyBench/GPU gemm (for ObservUVM's cuBLAS sgemm, GMM): C = aAB + bC, one thread per element, no tiling",
-	class:       ClassRegular,
-	size:        GEMMSize,
-	mult:        convBlockX,
-	matrices:    []string{"A", "B", "C"},
-	kernels:     gemmKernels,
-	suvHints:    true,
+	info: Info{
+		Name:              "gmm",
+		Description:       "PolyBench/GPU gemm (for ObservUVM's cuBLAS sgemm, GMM): C = aAB + bC, one thread per element, no tiling",
+		Suite:             SuitePolyBench,
+		Aliases:           []string{"GMM"},
+		Class:             ClassRegular,
+		PaperSize:         GEMMSize,
+		PreferredEviction: observUVMLRU,
+		SUVHints:          true,
+	},
+	mult:     convBlockX,
+	matrices: []string{"A", "B", "C"},
+	kernels:  gemmKernels,
 }
 
 func init() {
-	Register(gemmDense.name, func() Workload { return GEMM{gemmDense} })
+	Register(gemmDense.info.Name, func() Workload { return GEMM{gemmDense} })
 }
-
-// PreferredEviction implements EvictionPreferring.
-func (GEMM) PreferredEviction() (string, string) { return obsLRU, observUVMTable }
 
 // GEMMSide returns the matrix side gmm uses for p.
 func GEMMSide(p Params) (int, error) { return gemmDense.side(p) }

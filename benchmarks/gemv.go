@@ -34,17 +34,22 @@ package benchmarks
 // streams one row); Early-Adaptor does not run it.
 type GEMV struct{ denseLinalg }
 
-// gemvDense is gemv's labels, shape and kernel.
+// gemvDense is gemv's Info, shape and kernel.
 var gemvDense = denseLinalg{
-	name:        "gemv",
-	alias:       "GMV",
-	description: "matrix-vector y = Ax (ObservUVM GMV, for cuBLAS sgemv): one wavefront per row, coalesced",
-	class:       ClassRegular,
-	size:        GEMVSize,
-	mult:        WavefrontSize,
-	matrices:    []string{"A"},
-	vectors:     []string{"x", "y"},
-	kernels:     gemvKernels,
+	info: Info{
+		Name:        "gemv",
+		Description: "matrix-vector y = Ax (ObservUVM GMV, for cuBLAS sgemv): one wavefront per row, coalesced",
+		// ObservUVM calls cuBLAS sgemv; the kernel is modelled here.
+		Suite:             "cuBLAS",
+		Aliases:           []string{"GMV"},
+		Class:             ClassRegular,
+		PaperSize:         GEMVSize,
+		PreferredEviction: observUVMLFU,
+	},
+	mult:     WavefrontSize,
+	matrices: []string{"A"},
+	vectors:  []string{"x", "y"},
+	kernels:  gemvKernels,
 }
 
 // gemvReduceCycles is the warp reduction of the partial sums: six
@@ -52,11 +57,8 @@ var gemvDense = denseLinalg{
 const gemvReduceCycles = 6 * loadCycles
 
 func init() {
-	Register(gemvDense.name, func() Workload { return GEMV{gemvDense} })
+	Register(gemvDense.info.Name, func() Workload { return GEMV{gemvDense} })
 }
-
-// PreferredEviction implements EvictionPreferring.
-func (GEMV) PreferredEviction() (string, string) { return obsLFU, observUVMTable }
 
 // GEMVSide returns the matrix side gemv uses for p.
 func GEMVSide(p Params) (int, error) { return gemvDense.side(p) }

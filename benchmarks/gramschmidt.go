@@ -70,21 +70,24 @@ import "github.com/mgpu-sim/mgpu/suv"
 // and a whole column for the loops over i.
 type GramSchmidt struct{ denseLinalg }
 
-// gramSchmidtDense is gramschmidt's labels, shape and kernels.
+// gramSchmidtDense is gramschmidt's Info, shape and kernels.
 var gramSchmidtDense = denseLinalg{
-	name:        "gramschmidt",
-	alias:       "GRM",
-	description: "PolyBench/GPU gramschmidt (SUV GRM): QR by Gram-Schmidt, 3 kernels per column, one of them a single thread",
-	class:       ClassMixed,
-	size:        GramSchmidtSize,
-	mult:        convBlockX,
-	matrices:    []string{"A", "R", "Q"},
-	kernels:     gramSchmidtKernels,
-	suvHints:    true,
+	info: Info{
+		Name:        "gramschmidt",
+		Description: "PolyBench/GPU gramschmidt (SUV GRM): QR by Gram-Schmidt, 3 kernels per column, one of them a single thread",
+		Suite:       SuitePolyBench,
+		Aliases:     []string{"GRM"},
+		Class:       ClassMixed,
+		PaperSize:   GramSchmidtSize,
+		SUVHints:    true,
+	},
+	mult:     convBlockX,
+	matrices: []string{"A", "R", "Q"},
+	kernels:  gramSchmidtKernels,
 }
 
 func init() {
-	Register(gramSchmidtDense.name, func() Workload { return GramSchmidt{gramSchmidtDense} })
+	Register(gramSchmidtDense.info.Name, func() Workload { return GramSchmidt{gramSchmidtDense} })
 }
 
 // GramSchmidtSide returns the matrix side gramschmidt uses for p.

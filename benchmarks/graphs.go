@@ -61,15 +61,14 @@ func init() {
 	Register("pr", func() Workload { return PageRank{} })
 }
 
-// Name implements Workload.
-func (BFS) Name() string { return "bfs" }
-
-// PaperSize implements Sized.
-func (BFS) PaperSize() PaperSize { return BFSSize }
-
-// Description implements Workload.
-func (BFS) Description() string {
-	return "SHOC BFS on an R-MAT graph: one launch per level, data-dependent random gathers and scatters"
+// Info implements Workload.
+func (BFS) Info() Info {
+	return Info{
+		Name:        "bfs",
+		Description: "SHOC BFS on an R-MAT graph: one launch per level, data-dependent random gathers and scatters",
+		Suite:       SuiteSHOC,
+		PaperSize:   BFSSize,
+	}
 }
 
 // graphBytes is what a graph workload's objects take per vertex and per
@@ -271,15 +270,14 @@ type PageRank struct{}
 // prIterations is the default number of launches.
 const prIterations = 2
 
-// Name implements Workload.
-func (PageRank) Name() string { return "pr" }
-
-// PaperSize implements Sized.
-func (PageRank) PaperSize() PaperSize { return PRSize }
-
-// Description implements Workload.
-func (PageRank) Description() string {
-	return "Hetero-Mark PageRank on an R-MAT graph: CSR SpMV, one wavefront per row, rank vectors swapping per launch"
+// Info implements Workload.
+func (PageRank) Info() Info {
+	return Info{
+		Name:        "pr",
+		Description: "Hetero-Mark PageRank on an R-MAT graph: CSR SpMV, one wavefront per row, rank vectors swapping per launch",
+		Suite:       "Hetero-Mark",
+		PaperSize:   PRSize,
+	}
 }
 
 // Setup implements Workload.

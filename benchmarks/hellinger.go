@@ -63,25 +63,19 @@ func init() {
 	Register("hellinger", func() Workload { return Hellinger{} })
 }
 
-// Name implements Workload.
-func (Hellinger) Name() string { return "hellinger" }
-
-// Description implements Workload.
-func (Hellinger) Description() string {
-	return "HeCBench hellinger (ObservUVM/SUV HEL): Hellinger distance of a's rows and b's columns, 16x16 blocks"
+// Info implements Workload.
+func (Hellinger) Info() Info {
+	return Info{
+		Name:              "hellinger",
+		Description:       "HeCBench hellinger (ObservUVM/SUV HEL): Hellinger distance of a's rows and b's columns, 16x16 blocks",
+		Suite:             SuiteHeCBench,
+		Aliases:           []string{"HEL"},
+		Class:             ClassRegular,
+		PaperSize:         HellingerSize,
+		PreferredEviction: observUVMLRU,
+		SUVHints:          true,
+	}
 }
-
-// Aliases implements Aliased.
-func (Hellinger) Aliases() []string { return []string{"HEL"} }
-
-// PreferredEviction implements EvictionPreferring.
-func (Hellinger) PreferredEviction() (string, string) { return obsLRU, observUVMTable }
-
-// PaperSize implements Sized.
-func (Hellinger) PaperSize() PaperSize { return HellingerSize }
-
-// Class implements Classed.
-func (Hellinger) Class() string { return ClassRegular }
 
 // HellingerShape returns the size s (M = s/8, N = s/4, P = s/2) and the
 // launch count hellinger uses for p.
@@ -146,6 +140,3 @@ func (Hellinger) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	finishSUV(alloc, ks)
 	return ks, nil
 }
-
-// SUVHints implements SUVHinted.
-func (Hellinger) SUVHints() bool { return true }

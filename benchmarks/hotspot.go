@@ -62,19 +62,17 @@ func init() {
 	Register("hotspot", func() Workload { return Hotspot{} })
 }
 
-// Name implements Workload.
-func (Hotspot) Name() string { return "hotspot" }
-
-// Description implements Workload.
-func (Hotspot) Description() string {
-	return "Rodinia HotSpot: 16x16 pyramid stencil tiles, temperature buffers swapping per launch (4 launches)"
+// Info implements Workload.
+func (Hotspot) Info() Info {
+	return Info{
+		Name:        "hotspot",
+		Description: "Rodinia HotSpot: 16x16 pyramid stencil tiles, temperature buffers swapping per launch (4 launches)",
+		Suite:       SuiteRodinia,
+		Aliases:     []string{"HS"},
+		Class:       ClassRegular,
+		PaperSize:   HotspotSize,
+	}
 }
-
-// PaperSize implements Sized.
-func (Hotspot) PaperSize() PaperSize { return HotspotSize }
-
-// Class implements Classed.
-func (Hotspot) Class() string { return ClassRegular }
 
 // HotspotShape returns the grid side and the launch count hotspot uses
 // for p.

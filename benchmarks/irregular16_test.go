@@ -67,33 +67,29 @@ func TestIrregular16Registered(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.Name() != c.name || w.Description() == "" || strings.Contains(w.Description(), "\n") {
-			t.Errorf("%s: Name %q, Description %q", c.name, w.Name(), w.Description())
+		info := w.Info()
+		if info.Name != c.name || info.Description == "" || strings.Contains(info.Description, "\n") {
+			t.Errorf("%s: Name %q, Description %q", c.name, info.Name, info.Description)
 		}
-		if a, err := New(c.alias); err != nil || a.Name() != c.name {
+		if a, err := New(c.alias); err != nil || a.Info().Name != c.name {
 			t.Errorf("%s: alias %s resolves to %v, %v", c.name, c.alias, a, err)
 		}
 		if got := AliasesOf(w); !slices.Equal(got, []string{c.alias}) {
 			t.Errorf("%s: aliases %v, want [%s]", c.name, got, c.alias)
 		}
-		ep, ok := w.(EvictionPreferring)
+		ev := info.PreferredEviction
 		switch {
-		case c.eviction == "" && ok:
+		case c.eviction == "" && ev != (EvictionPreference{}):
 			t.Errorf("%s prefers an eviction, but ObservUVM does not run it", c.name)
 		case c.eviction != "":
-			if !ok {
-				t.Errorf("%s: no preferred eviction, want %s", c.name, c.eviction)
-				break
-			}
-			if pol, src := ep.PreferredEviction(); pol != c.eviction || !strings.Contains(src, "ObservUVM") {
-				t.Errorf("%s: preferred eviction %q (%q), want %q", c.name, pol, src, c.eviction)
+			if ev.Policy != c.eviction || !strings.Contains(ev.Source, "ObservUVM") {
+				t.Errorf("%s: preferred eviction %q (%q), want %q", c.name, ev.Policy, ev.Source, c.eviction)
 			}
 		}
 		if got := ClassOf(w); got != c.class {
 			t.Errorf("%s: class %q, want %q", c.name, got, c.class)
 		}
-		sz, ok := w.(Sized)
-		if !ok || sz.PaperSize() != c.size || c.size.TableII != c.size.TableIII8 || c.size.TableII != c.size.TableIII16 {
+		if sz := info.PaperSize; sz != c.size || c.size.TableII != c.size.TableIII8 || c.size.TableII != c.size.TableIII16 {
 			t.Errorf("%s: PaperSize %+v, want %+v in every column", c.name, sz, c.size)
 		}
 	}

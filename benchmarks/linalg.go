@@ -13,8 +13,8 @@ import "math"
 // syrk, syr2k, mm-tiled, gemv, mvt, gramschmidt) get their labels, sizing
 // and Setup from denseLinalg (dense.go) and keep only their kernels.
 //
-// Sizing. Like the UVMSmart workloads (see uvmsmart.go), each is Sized
-// with one footprint in all three columns: these papers are single-GPU,
+// Sizing. Like the UVMSmart workloads (see uvmsmart.go), each declares
+// one paper footprint in all three columns: these papers are single-GPU,
 // so more GPUs split the same problem and --scale grows it. Scale 1 is the
 // reference footprint (ObservUVM's where it runs the workload, SUV's
 // otherwise) divided by LinalgScales[name], a power of two chosen to keep
@@ -132,11 +132,11 @@ var (
 // eviction.
 const observUVMTable = "ObservUVM Table II"
 
-// ObservUVM's eviction policies, as PreferredEviction names them.
-const (
-	obsLRU = "lru"
-	obsLFU = "lfu"
-	obsCP  = "cp"
+// ObservUVM's preferred evictions (Info.PreferredEviction).
+var (
+	observUVMLRU = EvictionPreference{Policy: "lru", Source: observUVMTable}
+	observUVMLFU = EvictionPreference{Policy: "lfu", Source: observUVMTable}
+	observUVMCP  = EvictionPreference{Policy: "cp", Source: observUVMTable}
 )
 
 // linalgSide returns the side, a multiple of mult, at which bytes(n) comes

@@ -48,10 +48,11 @@ func TestLinalgRegistered(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.Name() != c.name || w.Description() == "" || strings.Contains(w.Description(), "\n") {
-			t.Errorf("%s: Name %q, Description %q", c.name, w.Name(), w.Description())
+		info := w.Info()
+		if info.Name != c.name || info.Description == "" || strings.Contains(info.Description, "\n") {
+			t.Errorf("%s: Name %q, Description %q", c.name, info.Name, info.Description)
 		}
-		if a, err := New(c.alias); err != nil || a.Name() != c.name {
+		if a, err := New(c.alias); err != nil || a.Info().Name != c.name {
 			t.Errorf("alias %s: %v, %v; want %s", c.alias, a, err, c.name)
 		}
 		if got := AliasesOf(w); !slices.Equal(got, []string{c.alias}) {
@@ -60,21 +61,18 @@ func TestLinalgRegistered(t *testing.T) {
 		if got := ClassOf(w); got != c.class {
 			t.Errorf("%s: class %q, want %q", c.name, got, c.class)
 		}
-		ev, ok := w.(EvictionPreferring)
-		if ok != (c.eviction != "") {
-			t.Errorf("%s: EvictionPreferring %v, want a preference %q", c.name, ok, c.eviction)
+		want := EvictionPreference{}
+		if c.eviction != "" {
+			want = EvictionPreference{Policy: c.eviction, Source: "ObservUVM Table II"}
 		}
-		if ok {
-			if pol, src := ev.PreferredEviction(); pol != c.eviction || src != "ObservUVM Table II" {
-				t.Errorf("%s: preferred eviction %q (%s), want %q", c.name, pol, src, c.eviction)
-			}
+		if ev := info.PreferredEviction; ev != want {
+			t.Errorf("%s: preferred eviction %+v, want %+v", c.name, ev, want)
 		}
-		sz, ok := w.(Sized)
-		if !ok || sz.PaperSize() != c.size || c.size.TableII != c.size.TableIII8 || c.size.TableII != c.size.TableIII16 {
-			t.Errorf("%s: not Sized, or PaperSize %+v is not %+v in every column", c.name, sz, c.size)
+		if sz := info.PaperSize; sz != c.size || c.size.TableII != c.size.TableIII8 || c.size.TableII != c.size.TableIII16 {
+			t.Errorf("%s: PaperSize %+v is not %+v in every column", c.name, sz, c.size)
 		}
 	}
-	if w, _ := New("mm"); w.Name() != "mm" {
+	if w, _ := New("mm"); w.Info().Name != "mm" {
 		t.Error("mm is no longer AMDAPPSDK's")
 	}
 }

@@ -55,25 +55,18 @@ func init() {
 	Register("lu", func() Workload { return LU{} })
 }
 
-// Name implements Workload.
-func (LU) Name() string { return "lu" }
-
-// Description implements Workload.
-func (LU) Description() string {
-	return "PolyBench/GPU lu (ObservUVM LU): in-place LU, a row kernel and a trailing-update kernel per step, 16 of the n steps by default"
+// Info implements Workload.
+func (LU) Info() Info {
+	return Info{
+		Name:              "lu",
+		Description:       "PolyBench/GPU lu (ObservUVM LU): in-place LU, a row kernel and a trailing-update kernel per step, 16 of the n steps by default",
+		Suite:             SuitePolyBench,
+		Aliases:           []string{"LU"},
+		Class:             ClassRegular,
+		PaperSize:         LUSize,
+		PreferredEviction: observUVMLFU,
+	}
 }
-
-// Aliases implements Aliased.
-func (LU) Aliases() []string { return []string{"LU"} }
-
-// PreferredEviction implements EvictionPreferring.
-func (LU) PreferredEviction() (string, string) { return obsLFU, observUVMTable }
-
-// PaperSize implements Sized.
-func (LU) PaperSize() PaperSize { return LUSize }
-
-// Class implements Classed.
-func (LU) Class() string { return ClassRegular }
 
 // LUShape returns the matrix side and the pivot steps lu runs for p.
 func LUShape(p Params) (n int, steps []int, err error) {

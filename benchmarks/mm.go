@@ -51,15 +51,14 @@ func init() {
 	Register("mm", func() Workload { return MatrixMultiplication{} })
 }
 
-// Name implements Workload.
-func (MatrixMultiplication) Name() string { return "mm" }
-
-// PaperSize implements Sized.
-func (MatrixMultiplication) PaperSize() PaperSize { return MMSize }
-
-// Description implements Workload.
-func (MatrixMultiplication) Description() string {
-	return "AMDAPPSDK MatrixMultiplication: C = A x B with 16x16 LDS tiles; A, B shared read-only"
+// Info implements Workload.
+func (MatrixMultiplication) Info() Info {
+	return Info{
+		Name:        "mm",
+		Description: "AMDAPPSDK MatrixMultiplication: C = A x B with 16x16 LDS tiles; A, B shared read-only",
+		Suite:       SuiteAMDAPPSDK,
+		PaperSize:   MMSize,
+	}
 }
 
 // MMSide returns the matrix side mm uses for p.

@@ -48,17 +48,21 @@ package benchmarks
 // these ranges (A's block row is small at SUV's size).
 type MMTiled struct{ denseLinalg }
 
-// mmTiledDense is mm-tiled's labels, shape and kernel.
+// mmTiledDense is mm-tiled's Info, shape and kernel.
 var mmTiledDense = denseLinalg{
-	name:        "mm-tiled",
-	alias:       "MM",
-	description: "CUDA samples matrixMul: C = A x B with 32x32 shared-memory tiles (ObservUVM/SUV MM)",
-	class:       ClassRegular,
-	size:        MMTiledSize,
-	mult:        mmTiledBlock,
-	matrices:    []string{"A", "B", "C"},
-	kernels:     mmTiledKernels,
-	suvHints:    true,
+	info: Info{
+		Name:              "mm-tiled",
+		Description:       "CUDA samples matrixMul: C = A x B with 32x32 shared-memory tiles (ObservUVM/SUV MM)",
+		Suite:             SuiteCUDASamples,
+		Aliases:           []string{"MM"},
+		Class:             ClassRegular,
+		PaperSize:         MMTiledSize,
+		PreferredEviction: observUVMLRU,
+		SUVHints:          true,
+	},
+	mult:     mmTiledBlock,
+	matrices: []string{"A", "B", "C"},
+	kernels:  mmTiledKernels,
 }
 
 const (
@@ -70,11 +74,8 @@ const (
 )
 
 func init() {
-	Register(mmTiledDense.name, func() Workload { return MMTiled{mmTiledDense} })
+	Register(mmTiledDense.info.Name, func() Workload { return MMTiled{mmTiledDense} })
 }
-
-// PreferredEviction implements EvictionPreferring.
-func (MMTiled) PreferredEviction() (string, string) { return obsLRU, observUVMTable }
 
 // MMTiledSide returns the matrix side mm-tiled uses for p.
 func MMTiledSide(p Params) (int, error) { return mmTiledDense.side(p) }

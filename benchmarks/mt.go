@@ -55,15 +55,14 @@ func init() {
 	Register("mt", func() Workload { return MatrixTranspose{} })
 }
 
-// Name implements Workload.
-func (MatrixTranspose) Name() string { return "mt" }
-
-// PaperSize implements Sized.
-func (MatrixTranspose) PaperSize() PaperSize { return MTSize }
-
-// Description implements Workload.
-func (MatrixTranspose) Description() string {
-	return "AMDAPPSDK MatrixTranspose: 16x16 LDS tiles, row reads, strided (scatter) writes"
+// Info implements Workload.
+func (MatrixTranspose) Info() Info {
+	return Info{
+		Name:        "mt",
+		Description: "AMDAPPSDK MatrixTranspose: 16x16 LDS tiles, row reads, strided (scatter) writes",
+		Suite:       SuiteAMDAPPSDK,
+		PaperSize:   MTSize,
+	}
 }
 
 // MTSide returns the matrix side mt uses for p.

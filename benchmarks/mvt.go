@@ -50,22 +50,25 @@ package benchmarks
 // floats, y all n.
 type MVT struct{ denseLinalg }
 
-// mvtDense is mvt's labels, shape and kernels.
+// mvtDense is mvt's Info, shape and kernels.
 var mvtDense = denseLinalg{
-	name:        "mvt",
-	alias:       "MVT",
-	description: "PolyBench/GPU mvt (SUV MVT): x1 += Ay_1 (row-walking) then x2 += A^Ty_2 (column-walking)",
-	class:       ClassIrregular,
-	size:        MVTSize,
-	mult:        convBlockX,
-	matrices:    []string{"a"},
-	vectors:     []string{"x1", "x2", "y_1", "y_2"},
-	kernels:     mvtKernels,
-	suvHints:    true,
+	info: Info{
+		Name:        "mvt",
+		Description: "PolyBench/GPU mvt (SUV MVT): x1 += Ay_1 (row-walking) then x2 += A^Ty_2 (column-walking)",
+		Suite:       SuitePolyBench,
+		Aliases:     []string{"MVT"},
+		Class:       ClassIrregular,
+		PaperSize:   MVTSize,
+		SUVHints:    true,
+	},
+	mult:     convBlockX,
+	matrices: []string{"a"},
+	vectors:  []string{"x1", "x2", "y_1", "y_2"},
+	kernels:  mvtKernels,
 }
 
 func init() {
-	Register(mvtDense.name, func() Workload { return MVT{mvtDense} })
+	Register(mvtDense.info.Name, func() Workload { return MVT{mvtDense} })
 }
 
 // MVTSide returns the matrix side mvt uses for p.

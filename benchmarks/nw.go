@@ -55,19 +55,17 @@ func init() {
 	Register("nw", func() Workload { return NW{} })
 }
 
-// Name implements Workload.
-func (NW) Name() string { return "nw" }
-
-// Description implements Workload.
-func (NW) Description() string {
-	return "Rodinia Needleman-Wunsch: 16x16 blocks along anti-diagonals, one launch per diagonal"
+// Info implements Workload.
+func (NW) Info() Info {
+	return Info{
+		Name:        "nw",
+		Description: "Rodinia Needleman-Wunsch: 16x16 blocks along anti-diagonals, one launch per diagonal",
+		Suite:       SuiteRodinia,
+		Aliases:     []string{"NW"},
+		Class:       ClassIrregular,
+		PaperSize:   NWSize,
+	}
 }
-
-// PaperSize implements Sized.
-func (NW) PaperSize() PaperSize { return NWSize }
-
-// Class implements Classed.
-func (NW) Class() string { return ClassIrregular }
 
 // NWLength returns the sequence length n nw uses for p.
 func NWLength(p Params) (int, error) {

@@ -1,28 +1,8 @@
 package benchmarks
 
-// Aliased is a workload with the abbreviations papers use for it (MM, GMM,
-// SRK, ...). It is optional. `mgpu list` shows the aliases, and New accepts
-// them, so a command line can follow a paper's figure labels.
-type Aliased interface {
-	// Aliases are the papers' names, each unique across the registry.
-	Aliases() []string
-}
-
-// EvictionPreferring is a workload whose eviction policy of choice a paper
-// names (ObservUVM Table II and §VI-A: LRU, LFU or CP). It is optional.
-type EvictionPreferring interface {
-	// PreferredEviction is the policy's paper name ("lru", "lfu", "cp")
-	// and where the paper says so ("ObservUVM Table II").
-	PreferredEviction() (policy, source string)
-}
-
-// AliasesOf returns w's aliases, or nil when w has none.
-func AliasesOf(w Workload) []string {
-	if a, ok := w.(Aliased); ok {
-		return a.Aliases()
-	}
-	return nil
-}
+// AliasesOf returns the papers' labels for w (Info.Aliases), or nil when
+// it has none.
+func AliasesOf(w Workload) []string { return w.Info().Aliases }
 
 // aliasOf maps each alias to its workload's registered name. It is filled
 // lazily, after every init has registered.

@@ -57,19 +57,17 @@ func init() {
 	Register("pathfinder", func() Workload { return Pathfinder{} })
 }
 
-// Name implements Workload.
-func (Pathfinder) Name() string { return "pathfinder" }
-
-// Description implements Workload.
-func (Pathfinder) Description() string {
-	return "Rodinia PathFinder: row-by-row DP over a 200-row weight grid, 10 rows per launch (20 launches)"
+// Info implements Workload.
+func (Pathfinder) Info() Info {
+	return Info{
+		Name:        "pathfinder",
+		Description: "Rodinia PathFinder: row-by-row DP over a 200-row weight grid, 10 rows per launch (20 launches)",
+		Suite:       SuiteRodinia,
+		Aliases:     []string{"PF"},
+		Class:       ClassRegular,
+		PaperSize:   PathfinderSize,
+	}
 }
-
-// PaperSize implements Sized.
-func (Pathfinder) PaperSize() PaperSize { return PathfinderSize }
-
-// Class implements Classed.
-func (Pathfinder) Class() string { return ClassRegular }
 
 // PathfinderCols returns the column count pathfinder uses for p.
 func PathfinderCols(p Params) (int, error) {

@@ -70,19 +70,17 @@ func init() {
 	Register("ra", func() Workload { return RandomAccess{} })
 }
 
-// Name implements Workload.
-func (RandomAccess) Name() string { return "ra" }
-
-// Description implements Workload.
-func (RandomAccess) Description() string {
-	return "HPCC RandomAccess: 4 x table-size random read-modify-write updates of a 2^k-word table"
+// Info implements Workload.
+func (RandomAccess) Info() Info {
+	return Info{
+		Name:        "ra",
+		Description: "HPCC RandomAccess: 4 x table-size random read-modify-write updates of a 2^k-word table",
+		Suite:       "HPCC",
+		Aliases:     []string{"RA"},
+		Class:       ClassIrregular,
+		PaperSize:   RASize,
+	}
 }
-
-// PaperSize implements Sized.
-func (RandomAccess) PaperSize() PaperSize { return RASize }
-
-// Class implements Classed.
-func (RandomAccess) Class() string { return ClassIrregular }
 
 // RALogTable returns log2 of the table size in words ra uses for p.
 func RALogTable(p Params) (int, error) {

@@ -96,19 +96,21 @@ func init() {
 	Register("rbfs", func() Workload { return RodiniaBFS{} })
 }
 
-// Name implements Workload.
-func (RodiniaBFS) Name() string { return "rbfs" }
-
-// Description implements Workload.
-func (RodiniaBFS) Description() string {
-	return "Rodinia BFS on a Rodinia-style graph (2-4 random edges per node): frontier masks, two launches per level"
+// Info implements Workload.
+func (RodiniaBFS) Info() Info {
+	return Info{
+		Name:        "rbfs",
+		Description: "Rodinia BFS on a Rodinia-style graph (2-4 random edges per node): frontier masks, two launches per level",
+		Suite:       SuiteRodinia,
+		// EA's and ObservUVM's BFS is Rodinia's (the registered bfs is
+		// SHOC's).
+		Aliases:           []string{"BFS"},
+		Class:             ClassMixed,
+		PaperSize:         RBFSSize,
+		PreferredEviction: observUVMCP,
+		SUVHints:          true,
+	}
 }
-
-// PaperSize implements Sized.
-func (RodiniaBFS) PaperSize() PaperSize { return RBFSSize }
-
-// Class implements Classed.
-func (RodiniaBFS) Class() string { return ClassMixed }
 
 // RBFSNodes returns the node count rbfs uses for p.
 func RBFSNodes(p Params) (int, error) {
@@ -220,9 +222,6 @@ func (RodiniaBFS) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	finishSUV(alloc, ks)
 	return ks, nil
 }
-
-// SUVHints implements SUVHinted.
-func (RodiniaBFS) SUVHints() bool { return true }
 
 // rbfsKernel2 is Kernel2's wavefront for the nodes v0 .. v0+63.
 func rbfsKernel2(depth []int32, curr int32, v0 int, a rbfsArrays) Stream {

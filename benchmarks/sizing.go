@@ -34,28 +34,22 @@ type PaperSize struct {
 	TableIII16 uint64
 }
 
-// Sized is a workload sized from the paper's tables. Every workload has a
-// smallest shape (one tile, one vertex block, one layer's weights), so a
-// tiny --scale silently runs that shape; Sized lets the platform say so.
-type Sized interface {
-	PaperSize() PaperSize
-}
-
 // ClampNote says when a workload built for p came out much larger than the
 // footprint p asked for, because the request was below the workload's
-// smallest shape; "" when it did not (or w is not Sized). Footprints
-// otherwise land within a few percent of the request, so 1.5x is a clamp.
+// smallest shape; "" when it did not (or w declares no PaperSize).
+// Footprints otherwise land within a few percent of the request, so 1.5x
+// is a clamp.
 func ClampNote(w Workload, p Params, built uint64) string {
-	sz, ok := w.(Sized)
-	if !ok {
+	info := w.Info()
+	if info.PaperSize == (PaperSize{}) {
 		return ""
 	}
-	want, err := sz.PaperSize().Footprint(p)
+	want, err := info.PaperSize.Footprint(p)
 	if err != nil || float64(built) <= 1.5*float64(want) {
 		return ""
 	}
 	return fmt.Sprintf("scale %g asks %s for a %s footprint, below its smallest shape; it runs at %s, so the result is not at the requested size",
-		p.Scale, w.Name(), units.Bytes(want).Human(), units.Bytes(built).Human())
+		p.Scale, info.Name, units.Bytes(want).Human(), units.Bytes(built).Human())
 }
 
 // Paper footprints (OASIS Table II and Table III).

@@ -3,6 +3,7 @@ package benchmarks
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -66,14 +67,25 @@ func TestUnknownWorkload(t *testing.T) {
 	}
 }
 
+// TestRegistered checks every workload's Info: the name it is registered
+// under, a one-line description and a suite; no empty alias; and a
+// declared paper size with every column set, since a zero PaperSize
+// means none is declared.
 func TestRegistered(t *testing.T) {
-	for _, n := range []string{"mt", "mm", "private", "shared-read", "pingpong", "prodcons"} {
+	for _, n := range Names() {
 		w, err := New(n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.Name() != n || w.Description() == "" || strings.Contains(w.Description(), "\n") {
-			t.Errorf("%s: Name %q, Description %q", n, w.Name(), w.Description())
+		info := w.Info()
+		if info.Name != n || info.Description == "" || strings.Contains(info.Description, "\n") || info.Suite == "" {
+			t.Errorf("%s: Name %q, Description %q, Suite %q", n, info.Name, info.Description, info.Suite)
+		}
+		if slices.Contains(info.Aliases, "") {
+			t.Errorf("%s: an empty alias in %q", n, info.Aliases)
+		}
+		if sz := info.PaperSize; sz != (PaperSize{}) && (sz.TableII == 0 || sz.TableIII8 == 0 || sz.TableIII16 == 0) {
+			t.Errorf("%s: PaperSize %+v has an empty column", n, sz)
 		}
 	}
 }

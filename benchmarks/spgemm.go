@@ -117,25 +117,19 @@ func init() {
 	Register("spgemm", func() Workload { return SpGEMM{} })
 }
 
-// Name implements Workload.
-func (SpGEMM) Name() string { return "spgemm" }
-
-// Description implements Workload.
-func (SpGEMM) Description() string {
-	return "cuSPARSE-style SpGEMM C = A x B (row-wise Gustavson, skewed A columns): work estimation, compute, copy"
+// Info implements Workload.
+func (SpGEMM) Info() Info {
+	return Info{
+		Name:        "spgemm",
+		Description: "cuSPARSE-style SpGEMM C = A x B (row-wise Gustavson, skewed A columns): work estimation, compute, copy",
+		// Its cuSPARSE spgemm example.
+		Suite:             "CUDALibrarySamples",
+		Aliases:           []string{"SPM"},
+		Class:             ClassMixed,
+		PaperSize:         SpGEMMSize,
+		PreferredEviction: observUVMLFU,
+	}
 }
-
-// PaperSize implements Sized.
-func (SpGEMM) PaperSize() PaperSize { return SpGEMMSize }
-
-// Aliases implements Aliased.
-func (SpGEMM) Aliases() []string { return []string{"SPM"} }
-
-// PreferredEviction implements EvictionPreferring.
-func (SpGEMM) PreferredEviction() (string, string) { return "lfu", "ObservUVM Table II" }
-
-// Class implements Classed.
-func (SpGEMM) Class() string { return ClassMixed }
 
 // spgemmExpectedBytes is the expected footprint of n rows.
 func spgemmExpectedBytes(n int) uint64 {

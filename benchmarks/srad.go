@@ -72,19 +72,16 @@ func init() {
 	Register("srad", func() Workload { return SRAD{} })
 }
 
-// Name implements Workload.
-func (SRAD) Name() string { return "srad" }
-
-// Description implements Workload.
-func (SRAD) Description() string {
-	return "Rodinia SRAD v2: two 16x16-block stencil kernels per iteration over six image arrays (4 iterations)"
+// Info implements Workload.
+func (SRAD) Info() Info {
+	return Info{
+		Name:        "srad",
+		Description: "Rodinia SRAD v2: two 16x16-block stencil kernels per iteration over six image arrays (4 iterations)",
+		Suite:       SuiteRodinia,
+		Class:       ClassRegular,
+		PaperSize:   SRADSize,
+	}
 }
-
-// PaperSize implements Sized.
-func (SRAD) PaperSize() PaperSize { return SRADSize }
-
-// Class implements Classed.
-func (SRAD) Class() string { return ClassRegular }
 
 // sradBytes is srad's footprint for side n.
 func sradBytes(n int) uint64 { return 6 * floatBytes * uint64(n) * uint64(n) }

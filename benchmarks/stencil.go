@@ -124,15 +124,14 @@ func init() {
 	Register("st", func() Workload { return Stencil2D{} })
 }
 
-// Name implements Workload.
-func (Stencil2D) Name() string { return "st" }
-
-// PaperSize implements Sized.
-func (Stencil2D) PaperSize() PaperSize { return STSize }
-
-// Description implements Workload.
-func (Stencil2D) Description() string {
-	return "SHOC Stencil2D: 9-point stencil with 8x256 LDS tiles, 20 in-kernel iterations swapping currData/newData"
+// Info implements Workload.
+func (Stencil2D) Info() Info {
+	return Info{
+		Name:        "st",
+		Description: "SHOC Stencil2D: 9-point stencil with 8x256 LDS tiles, 20 in-kernel iterations swapping currData/newData",
+		Suite:       SuiteSHOC,
+		PaperSize:   STSize,
+	}
 }
 
 // STGrid returns the interior rows and columns of the grid st uses for p.

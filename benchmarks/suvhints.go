@@ -35,19 +35,8 @@ type SUVHint struct {
 	Iter suv.Iteration
 }
 
-// SUVHinted is a workload that declares SUV hints on its kernels
-// (Kernel.SUV). It is optional; the doc comment of each says how its
-// hints follow from its kernels' code.
-type SUVHinted interface {
-	// SUVHints reports that the kernels Setup returns carry hints.
-	SUVHints() bool
-}
-
-// HasSUVHints reports whether w declares SUV hints.
-func HasSUVHints(w Workload) bool {
-	h, ok := w.(SUVHinted)
-	return ok && h.SUVHints()
-}
+// HasSUVHints reports whether w declares SUV hints (Info.SUVHints).
+func HasSUVHints(w Workload) bool { return w.Info().SUVHints }
 
 // CheckSUVHints checks every launch's declarations against its arguments
 // before a run, so that a bad declaration is an input error and not a

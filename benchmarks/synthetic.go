@@ -70,8 +70,11 @@ type synthetic struct {
 	setup      func(alloc *objtable.Allocator, s synthSize) ([]Kernel, error)
 }
 
-func (w synthetic) Name() string        { return w.name }
-func (w synthetic) Description() string { return w.desc }
+// Info implements Workload. The synthetic patterns declare no paper
+// size: the rules above size them, not a paper table.
+func (w synthetic) Info() Info {
+	return Info{Name: w.name, Description: w.desc, Suite: SuiteSynthetic}
+}
 
 func (w synthetic) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	s, err := newSynthSize(p)

@@ -29,24 +29,25 @@ package benchmarks
 // Early-Adaptor does not run it.
 type SYR2K struct{ denseLinalg }
 
-// syr2kDense is syr2k's labels, shape and kernel.
+// syr2kDense is syr2k's Info, shape and kernel.
 var syr2kDense = denseLinalg{
-	name:        "syr2k",
-	alias:       "SR2",
-	description: "PolyBench/GPU syr2k (ObservUVM SR2): C = aAB^T + aBA^T + bC, one thread per element",
-	class:       ClassIrregular,
-	size:        SYR2KSize,
-	mult:        convBlockX,
-	matrices:    []string{"A", "B", "C"},
-	kernels:     syr2kKernels,
+	info: Info{
+		Name:              "syr2k",
+		Description:       "PolyBench/GPU syr2k (ObservUVM SR2): C = aAB^T + aBA^T + bC, one thread per element",
+		Suite:             SuitePolyBench,
+		Aliases:           []string{"SR2"},
+		Class:             ClassIrregular,
+		PaperSize:         SYR2KSize,
+		PreferredEviction: observUVMLFU,
+	},
+	mult:     convBlockX,
+	matrices: []string{"A", "B", "C"},
+	kernels:  syr2kKernels,
 }
 
 func init() {
-	Register(syr2kDense.name, func() Workload { return SYR2K{syr2kDense} })
+	Register(syr2kDense.info.Name, func() Workload { return SYR2K{syr2kDense} })
 }
-
-// PreferredEviction implements EvictionPreferring.
-func (SYR2K) PreferredEviction() (string, string) { return obsLFU, observUVMTable }
 
 // SYR2KSide returns the side n (= m) syr2k uses for p.
 func SYR2KSide(p Params) (int, error) { return syr2kDense.side(p) }

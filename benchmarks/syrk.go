@@ -32,24 +32,25 @@ package benchmarks
 // classes irregular); Early-Adaptor does not run it.
 type SYRK struct{ denseLinalg }
 
-// syrkDense is syrk's labels, shape and kernel.
+// syrkDense is syrk's Info, shape and kernel.
 var syrkDense = denseLinalg{
-	name:        "syrk",
-	alias:       "SRK",
-	description: "PolyBench/GPU syrk (ObservUVM SRK): C = aAA^T + bC, one thread per element, A read along rows and down columns",
-	class:       ClassIrregular,
-	size:        SYRKSize,
-	mult:        convBlockX,
-	matrices:    []string{"A", "C"},
-	kernels:     syrkKernels,
+	info: Info{
+		Name:              "syrk",
+		Description:       "PolyBench/GPU syrk (ObservUVM SRK): C = aAA^T + bC, one thread per element, A read along rows and down columns",
+		Suite:             SuitePolyBench,
+		Aliases:           []string{"SRK"},
+		Class:             ClassIrregular,
+		PaperSize:         SYRKSize,
+		PreferredEviction: observUVMLFU,
+	},
+	mult:     convBlockX,
+	matrices: []string{"A", "C"},
+	kernels:  syrkKernels,
 }
 
 func init() {
-	Register(syrkDense.name, func() Workload { return SYRK{syrkDense} })
+	Register(syrkDense.info.Name, func() Workload { return SYRK{syrkDense} })
 }
-
-// PreferredEviction implements EvictionPreferring.
-func (SYRK) PreferredEviction() (string, string) { return obsLFU, observUVMTable }
 
 // SYRKSide returns the side n (= m) syrk uses for p.
 func SYRKSide(p Params) (int, error) { return syrkDense.side(p) }

@@ -22,7 +22,12 @@ import (
 // thread mapping, the objects in ID order (the program's allocation order,
 // every allocation managed as in EA) and the instructions per wavefront.
 //
-// Sizing. Each workload is Sized with the same footprint in all three
+// Labels. Each declares the papers' label for it (Info.Aliases): EA's
+// Table II and figures (2DC, FDT, HS, PF, ATA, BIC, NW, BFS) and UVMMU's
+// RA; and, where ObservUVM's Table II lists the kernel, its preferred
+// eviction (2dconv and rbfs are cyclic, so CP).
+//
+// Sizing. Each workload declares the same paper footprint in all three
 // columns (TableII = TableIII8 = TableIII16): these papers are single-GPU
 // and give one size per workload, so the footprint does not grow with the
 // GPU count as OASIS's Table III does; a run on more GPUs splits the same

@@ -52,15 +52,15 @@ func TestUVMSmartRegistered(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.Name() != c.name || w.Description() == "" || strings.Contains(w.Description(), "\n") {
-			t.Errorf("%s: Name %q, Description %q", c.name, w.Name(), w.Description())
+		info := w.Info()
+		if info.Name != c.name || info.Description == "" || strings.Contains(info.Description, "\n") {
+			t.Errorf("%s: Name %q, Description %q", c.name, info.Name, info.Description)
 		}
 		if got := ClassOf(w); got != c.class || !slices.Contains(Classes(), got) {
 			t.Errorf("%s: class %q, want %q (one of %v)", c.name, got, c.class, Classes())
 		}
-		sz, ok := w.(Sized)
-		if !ok || sz.PaperSize() != c.size {
-			t.Errorf("%s: not Sized or PaperSize %+v, want %+v", c.name, sz, c.size)
+		if sz := info.PaperSize; sz != c.size {
+			t.Errorf("%s: PaperSize %+v, want %+v", c.name, sz, c.size)
 		}
 		if c.size.TableII != c.size.TableIII8 || c.size.TableII != c.size.TableIII16 {
 			t.Errorf("%s: columns differ: %+v", c.name, c.size)

@@ -88,12 +88,74 @@ type Params struct {
 
 // Workload is a named application.
 type Workload interface {
-	Name() string
-	// Description is one line for `mgpu list`.
-	Description() string
+	// Info is what the workload declares about itself.
+	Info() Info
 	// Setup allocates the objects and returns the kernels in launch order.
 	Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error)
 }
+
+// Info is the static facts a workload declares: what `mgpu list`, the
+// figures and the platform read about it without running it. Only Name,
+// Description and Suite are always set; a zero field means the workload
+// does not declare that fact (no paper label, no class, not sized from a
+// paper, no preferred eviction, no SUV hints).
+type Info struct {
+	// Name is the registered name, which --workload takes.
+	Name string
+	// Description is one line for `mgpu list`.
+	Description string
+	// Suite is where the program comes from: the benchmark suite or
+	// library it models ("Rodinia", "PolyBench/GPU", "DNN-Mark", ...), a
+	// paper's own program ("ObservUVM", "SUV"), or "synthetic" for the
+	// patterns written here.
+	Suite string
+	// Aliases are the papers' labels for the workload (MM, GMM, SRK,
+	// ...), each unique across the registry. `mgpu list` shows them and
+	// New accepts them, so a command line can follow a paper's figure
+	// labels.
+	Aliases []string
+	// Class is the Early-Adaptor access-pattern class (ClassRegular,
+	// ClassIrregular, ClassMixed); "" for the workloads Early-Adaptor's
+	// sorting does not cover (the OASIS, synthetic and countercap ones). Each
+	// workload's doc comment says whether its class is Early-Adaptor's own
+	// or assigned here from its access pattern.
+	Class string
+	// PaperSize is the footprint in each paper column the workload sizes
+	// itself from; zero when it does not size from a paper table. Every
+	// workload has a smallest shape (one tile, one vertex block, one
+	// layer's weights), so a tiny --scale silently runs that shape; the
+	// declared size lets the platform say so (ClampNote).
+	PaperSize PaperSize
+	// PreferredEviction is the eviction policy a paper names for the
+	// workload (ObservUVM Table II: LRU, LFU or CP); zero when none does.
+	PreferredEviction EvictionPreference
+	// SUVHints says the kernels Setup returns carry SUV hints
+	// (Kernel.SUV); the doc comment of each such workload says how its
+	// hints follow from its kernels' code.
+	SUVHints bool
+}
+
+// EvictionPreference is a paper's eviction policy of choice for a
+// workload and where the paper says so.
+type EvictionPreference struct {
+	// Policy is the paper's name for it: "lru", "lfu" or "cp".
+	Policy string
+	// Source is the paper and table, e.g. "ObservUVM Table II".
+	Source string
+}
+
+// Suites of more than one workload, as Info.Suite names them.
+const (
+	SuitePolyBench   = "PolyBench/GPU"
+	SuiteRodinia     = "Rodinia"
+	SuiteSHOC        = "SHOC"
+	SuiteAMDAPPSDK   = "AMDAPPSDK"
+	SuiteDNNMark     = "DNN-Mark"
+	SuiteTango       = "Tango"
+	SuiteHeCBench    = "HeCBench"
+	SuiteCUDASamples = "CUDA samples"
+	SuiteSynthetic   = "synthetic"
+)
 
 var registry = map[string]func() Workload{}
 

@@ -141,22 +141,18 @@ func init() {
 	Register("xsbench", func() Workload { return XSBench{} })
 }
 
-// Name implements Workload.
-func (XSBench) Name() string { return "xsbench" }
-
-// Description implements Workload.
-func (XSBench) Description() string {
-	return "HeCBench XSBench event-based lookups: unionized-grid binary search, then per-nuclide index and gridpoint gathers"
+// Info implements Workload.
+func (XSBench) Info() Info {
+	return Info{
+		Name:        "xsbench",
+		Description: "HeCBench XSBench event-based lookups: unionized-grid binary search, then per-nuclide index and gridpoint gathers",
+		Suite:       SuiteHeCBench,
+		Aliases:     []string{"XSB"},
+		Class:       ClassIrregular,
+		PaperSize:   XSBenchSize,
+		SUVHints:    true,
+	}
 }
-
-// PaperSize implements Sized.
-func (XSBench) PaperSize() PaperSize { return XSBenchSize }
-
-// Aliases implements Aliased.
-func (XSBench) Aliases() []string { return []string{"XSB"} }
-
-// Class implements Classed.
-func (XSBench) Class() string { return ClassIrregular }
 
 // xsbFixedBytes is num_nucs, concs and mats.
 const xsbFixedBytes = 4*xsbMats + xsbMats*xsbMaxNucs*(8+4)
@@ -296,9 +292,6 @@ func (XSBench) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	finishSUV(alloc, ks)
 	return ks, nil
 }
-
-// SUVHints implements SUVHinted.
-func (XSBench) SUVHints() bool { return true }
 
 // xsbStream is one wavefront of lookups i0 .. i0+63.
 type xsbStream struct {

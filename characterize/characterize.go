@@ -284,7 +284,7 @@ func setup(w benchmarks.Workload, p benchmarks.Params) ([]benchmarks.Kernel, err
 	}
 	kernels, err := w.Setup(alloc, p)
 	if err != nil {
-		return nil, fmt.Errorf("workload %s: %w", w.Name(), err)
+		return nil, fmt.Errorf("workload %s: %w", w.Info().Name, err)
 	}
 	return kernels, nil
 }

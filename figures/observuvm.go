@@ -143,8 +143,7 @@ func preferredOf(app string) string {
 	if err != nil {
 		return ""
 	}
-	if p, ok := w.(benchmarks.EvictionPreferring); ok {
-		pol, _ := p.PreferredEviction()
+	if pol := w.Info().PreferredEviction.Policy; pol != "" {
 		return "prefers " + pol
 	}
 	return ""

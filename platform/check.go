@@ -35,7 +35,7 @@ func (o Options) resolveValid() (Options, benchmarks.Workload, pagepolicy.Traits
 	if err != nil {
 		return o, nil, pagepolicy.Traits{}, err
 	}
-	o.Workload = w.Name()
+	o.Workload = w.Info().Name
 	traits, err := pagepolicy.TraitsOf(o.Policy)
 	if err != nil {
 		return o, nil, pagepolicy.Traits{}, err
@@ -140,7 +140,7 @@ func (k *Checker) Check(o Options) error {
 		return err
 	}
 	c := o.Config
-	key := setupKey{workload: w.Name(), params: o.params(), idBits: c.Policy.IDBits, pageSize: c.PageSize, traits: traits}
+	key := setupKey{workload: w.Info().Name, params: o.params(), idBits: c.Policy.IDBits, pageSize: c.PageSize, traits: traits}
 	r, ok := k.setups[key]
 	if !ok || o.workload != nil {
 		alloc, kernels, err := setupWorkload(w, o, traits)

@@ -86,7 +86,7 @@ func checkSUV(c Config, w benchmarks.Workload, hints func() error) error {
 				ok = append(ok, n)
 			}
 		}
-		return fmt.Errorf("uvm.adaptive=%s plans from the hints a workload declares, and %s declares none: workloads with SUV hints are %v", c.UVM.Adaptive, w.Name(), ok)
+		return fmt.Errorf("uvm.adaptive=%s plans from the hints a workload declares, and %s declares none: workloads with SUV hints are %v", c.UVM.Adaptive, w.Info().Name, ok)
 	}
 	return hints()
 }

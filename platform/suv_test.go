@@ -29,9 +29,14 @@ const (
 	probeChaseRd = 16
 )
 
-func (suvProbe) Name() string        { return "suv-probe" }
-func (suvProbe) Description() string { return "test workload: one structure of each SUV class" }
-func (p suvProbe) SUVHints() bool    { return !p.noHints }
+func (p suvProbe) Info() benchmarks.Info {
+	return benchmarks.Info{
+		Name:        "suv-probe",
+		Description: "test workload: one structure of each SUV class",
+		Suite:       benchmarks.SuiteSynthetic,
+		SUVHints:    !p.noHints,
+	}
+}
 
 func (p suvProbe) Setup(alloc *objtable.Allocator, _ benchmarks.Params) ([]benchmarks.Kernel, error) {
 	sizes := []uint64{1 << 20, probeWGs * probeSlice, 2 << 20, probeIters * probeSpan}

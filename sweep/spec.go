@@ -171,7 +171,7 @@ func (s *Spec) prepare() ([]string, error) {
 			errs = append(errs, err)
 			continue
 		}
-		s.Workloads[i] = wl.Name() // a paper's alias runs as its workload
+		s.Workloads[i] = wl.Info().Name // a paper's alias runs as its workload
 	}
 	for _, p := range s.Policies {
 		if _, err := pagepolicy.TraitsOf(p); err != nil {

@@ -70,11 +70,15 @@ func listWorkloads() []workloadListing {
 	var ls []workloadListing
 	for _, n := range benchmarks.Names() {
 		wl, _ := benchmarks.New(n)
-		l := workloadListing{name: n, class: benchmarks.ClassOf(wl), aliases: strings.Join(benchmarks.AliasesOf(wl), ", "), desc: wl.Description()}
-		if e, ok := wl.(benchmarks.EvictionPreferring); ok {
-			l.eviction, l.evictionSource = e.PreferredEviction()
-		}
-		ls = append(ls, l)
+		info := wl.Info()
+		ls = append(ls, workloadListing{
+			name:           n,
+			class:          info.Class,
+			aliases:        strings.Join(info.Aliases, ", "),
+			eviction:       info.PreferredEviction.Policy,
+			evictionSource: info.PreferredEviction.Source,
+			desc:           info.Description,
+		})
 	}
 	return ls
 }

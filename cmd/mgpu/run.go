@@ -67,7 +67,7 @@ func (f *workloadFlags) checkIterations() error {
 		return nil // reported, with the valid names, where the workload is built
 	}
 	takes := iterationWorkloads()
-	if !slices.Contains(takes, wl.Name()) {
+	if !slices.Contains(takes, wl.Info().Name) {
 		return badInput("--iterations %d: workload %s has no iterations; the flag applies to %s", f.iterations, f.workload, strings.Join(takes, ", "))
 	}
 	return nil
