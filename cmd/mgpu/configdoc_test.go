@@ -37,20 +37,9 @@ func TestConfigDocIsCurrent(t *testing.T) {
 	if bytes.Equal(got.Bytes(), want) {
 		return
 	}
-	g, w := strings.Split(got.String(), "\n"), strings.Split(string(want), "\n")
-	i := 0
-	for i < len(g) && i < len(w) && g[i] == w[i] {
-		i++
-	}
-	var gl, wl string
-	if i < len(g) {
-		gl = g[i]
-	}
-	if i < len(w) {
-		wl = w[i]
-	}
+	i, gl, wl := firstDifference(got.String(), string(want))
 	t.Errorf("%s is out of date with 'mgpu list'; regenerate it with\n\tmake docs\n(or: go test ./cmd/mgpu -run TestConfigDocIsCurrent -update-docs)\nfirst difference, line %d:\n\tgenerated: %q\n\tthe file:  %q",
-		configDocFile, i+1, gl, wl)
+		configDocFile, i, gl, wl)
 }
 
 // TestConfigDocListsEverything: the page names every workload, policy,

@@ -25,20 +25,9 @@ func TestConfigFileIsListYAML(t *testing.T) {
 		t.Fatalf("%v; create it with: make configs", err)
 	}
 	if got := out.Bytes(); !bytes.Equal(got, want) {
-		g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		i := 0
-		for i < len(g) && i < len(w) && g[i] == w[i] {
-			i++
-		}
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
+		i, gl, wl := firstDifference(string(got), string(want))
 		t.Errorf("%s is out of date with 'mgpu list --yaml'; regenerate it with\n\tmake configs\n(or: go build -o bin/mgpu ./cmd/mgpu && bin/mgpu list --yaml > %s)\nfirst difference, line %d:\n\tmgpu list --yaml: %q\n\tthe file:         %q",
-			configFile, configFile, i+1, gl, wl)
+			configFile, configFile, i, gl, wl)
 	}
 }
 
@@ -147,4 +136,21 @@ func listed(out string) map[string]string {
 		}
 	}
 	return m
+}
+
+// firstDifference is the first line (from 1) where got and want differ,
+// and that line of each ("" past the end).
+func firstDifference(got, want string) (line int, g, w string) {
+	gs, ws := strings.Split(got, "\n"), strings.Split(want, "\n")
+	i := 0
+	for i < len(gs) && i < len(ws) && gs[i] == ws[i] {
+		i++
+	}
+	if i < len(gs) {
+		g = gs[i]
+	}
+	if i < len(ws) {
+		w = ws[i]
+	}
+	return i + 1, g, w
 }
