@@ -63,6 +63,8 @@ type Ready struct {
 type Wake struct {
 	Waiter     Waiter
 	Resolution uvmproto.Resolution
+	// Page is the fault's page.
+	Page uint64
 }
 
 // NewFaultBuffer makes the fault buffer of GPU gpu, sending batches of at
@@ -133,7 +135,7 @@ func (b *FaultBuffer) Reply(entries []uvmproto.Mapping, resolved []uvmproto.Reso
 		}
 		delete(b.outstanding, e.Page)
 		for _, w := range f.waiters {
-			b.ready.Wake = append(b.ready.Wake, Wake{Waiter: w, Resolution: resolved[i]})
+			b.ready.Wake = append(b.ready.Wake, Wake{Waiter: w, Resolution: resolved[i], Page: e.Page})
 		}
 	}
 	if endFaults {

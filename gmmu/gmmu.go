@@ -16,6 +16,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/stats"
+	"github.com/mgpu-sim/mgpu/tasks"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
@@ -38,6 +39,10 @@ type GPU interface {
 // Comp is one GPU's GMMU: an Akita component around the FaultBuffer core.
 type Comp struct {
 	*sim.ComponentBase
+	// traced names the task of each outstanding far fault while a hook
+	// listens (package tasks).
+	traced   map[uint64]string
+	nextTask uint64
 	engine   sim.Engine
 	cfg      Config
 	id       int
@@ -128,8 +133,28 @@ func (m *Comp) Fault(now sim.VTimeInSec, e uvmproto.FaultEntry, w Waiter) {
 		} else {
 			m.counters.PageFaults++
 		}
+		m.traceFault(e)
 	}
 	m.apply(now)
+}
+
+// traceFault starts the task of a new far fault, for the hooks attached
+// to the GMMU (package tasks); its resolution ends it.
+func (m *Comp) traceFault(e uvmproto.FaultEntry) {
+	if !tasks.On(m) {
+		return
+	}
+	if m.traced == nil {
+		m.traced = map[uint64]string{}
+	}
+	kind := "far_fault"
+	if e.Protection {
+		kind = "protection_fault"
+	}
+	m.nextTask++
+	id := fmt.Sprintf("%s.fault%d", m.Name(), m.nextTask)
+	m.traced[e.Page] = id
+	tasks.Start(m, tasks.Task{ID: id, Kind: kind, What: fmt.Sprintf("page %d", e.Page)})
 }
 
 // Concurrent lets every fault go to the driver as soon as it is raised,
@@ -148,6 +173,10 @@ func (m *Comp) NotifyCounter(now sim.VTimeInSec, pages []uint64) {
 func (m *Comp) apply(now sim.VTimeInSec) {
 	rd := m.faults.Ready()
 	for _, w := range rd.Wake {
+		if id, ok := m.traced[w.Page]; ok {
+			delete(m.traced, w.Page)
+			tasks.End(m, id)
+		}
 		w.Waiter.Resolved(now, w.Resolution)
 	}
 	for _, msg := range rd.Send {

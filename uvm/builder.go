@@ -144,7 +144,7 @@ func (b Builder) BuildService() (*Service, error) {
 		}
 	}
 	s := &Service{
-		cfg: b.cfg, gpus: gpus, table: NewPageTable(b.pages),
+		cfg: b.cfg, gpus: gpus, table: NewPageTable(b.pages), tracer: untraced{},
 		objectOf: b.objectOf, objects: b.objects, counters: counters, pageSize: b.pageSize,
 		build: uvmproto.MakeBuilder().WithPageSize(b.pageSize), moves: b.moves,
 	}
@@ -312,5 +312,6 @@ func (b Builder) Build(name string) (*Driver, error) {
 	d.port = sim.NewLimitNumMsgPort(d, b.bufSize, name+".PCIe")
 	d.AddPort("PCIe", d.port)
 	d.out = uvmproto.NewOutbox(d.port, b.engine)
+	svc.tracer = driverTasks{d}
 	return d, nil
 }

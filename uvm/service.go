@@ -33,6 +33,8 @@ type Service struct {
 	// rts are the runtimes the config turned on (UVMSmart, ObservUVM,
 	// SUV or SC, Early-Adaptor), called at every stage of a batch.
 	rts []runtime
+	// tracer hears of batches, shootdowns and migrations (tasks.go).
+	tracer taskTracer
 
 	cfg      Config
 	gpus     int
@@ -138,6 +140,9 @@ type batch struct {
 	maps        [][]uvmproto.Mapping
 	resolved    [][]uvmproto.Resolution
 	invals      [][]uvmproto.Inval
+	// traced, shootdown and migration say which of its tasks started
+	// (tasks.go).
+	traced, shootdown, migration bool
 }
 
 // ServiceReady is what the service asks its host to do, in this order.
@@ -222,6 +227,7 @@ func (s *Service) Receive(now sim.VTimeInSec, msg sim.Msg) error {
 		}
 		s.cur.pendingAcks--
 		if s.cur.pendingAcks == 0 {
+			s.traceShootdownEnd(s.cur)
 			s.startTransfers(now)
 		}
 	case *uvmproto.TransferDoneMsg:
@@ -335,6 +341,7 @@ func (s *Service) startBatch(now sim.VTimeInSec) {
 	if !p.counter && p.place == nil {
 		s.counters[p.gpu].FaultBatches++
 	}
+	s.traceBatchStart(s.cur)
 	if len(s.threads) > 0 {
 		s.wake(max(now, p.readyAt))
 		return
@@ -669,6 +676,7 @@ func (s *Service) sendInvalidations(now sim.VTimeInSec, invals [][]uvmproto.Inva
 		b.pendingAcks++
 		s.send(h, s.build.Invalidate(entries, b.id))
 	}
+	s.traceShootdown(b)
 	if b.pendingAcks == 0 {
 		s.startTransfers(now)
 	}
@@ -736,6 +744,7 @@ func (s *Service) startTransfers(now sim.VTimeInSec) {
 		}
 		s.send(k.from, s.build.TransferCmd(k.to, pages, b.id))
 	}
+	s.traceMigration(b)
 	if b.pendingDone == 0 {
 		s.finish(now)
 	}
@@ -768,6 +777,7 @@ func (s *Service) finish(now sim.VTimeInSec) {
 	if b.place != nil {
 		s.ready.Placed = true
 	}
+	s.traceBatchEnd(b)
 	s.cur = nil
 	if len(s.queue) > 0 {
 		s.startBatch(now)
