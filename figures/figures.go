@@ -224,11 +224,15 @@ func All() []Figure {
 			Series: speedups(ot4, sel("access-counter", 4), sel("duplication", 4), sel("oasis", 4))},
 		onePolicy("fig19", "OASIS Fig. 19: 2 MB pages", "page_size", "2MB", "on-touch", "access-counter", "duplication", "oasis"),
 		onePolicy("fig21", "OASIS Fig. 21: pages initially spread over the GPUs", "placement", "spread", "on-touch", "oasis"),
+		// GRIT twice: its PA lookups beside the host walk (GRIT §V-B, the
+		// default) and after it (policy.grit_pa_lookup=serial), the
+		// reading OASIS §VI-C's explanation of its lead needs.
 		{Name: "fig22", Title: "OASIS Fig. 22: OASIS vs GRIT", YLabel: "speedup over on-touch",
 			Specs: func(w []string) []sweep.Spec {
-				return []sweep.Spec{spec(w, []string{"on-touch", "grit", "oasis"}, []int{4}, "", nil)}
+				return []sweep.Spec{spec(w, []string{"on-touch", "grit", "oasis"}, []int{4}, "", nil),
+					spec(w, []string{"grit"}, []int{4}, "", map[string][]string{"policy.grit_pa_lookup": {"serial"}})}
 			},
-			Series: speedups(ot4, sel("grit", 4), sel("oasis", 4))},
+			Series: speedups(ot4, sel("grit", 4), sel("grit", 4, "policy.grit_pa_lookup", "serial"), sel("oasis", 4))},
 		{Name: "fig23", Title: "OASIS Fig. 23: L2 TLB misses by PTE policy bits under OASIS", YLabel: "share of L2 TLB misses", Stacked: true,
 			Specs: func(w []string) []sweep.Spec { return []sweep.Spec{spec(w, []string{"oasis"}, []int{4}, "", nil)} },
 			Series: []Series{{Label: "on-touch", Run: sel("oasis", 4), Metric: ShareOnTouch},

@@ -90,7 +90,7 @@ const maxLevel = 3
 func init() {
 	Register("grit", Traits{}, func(c Config, env Env) (Policy, error) { return newGRIT(c, env) })
 	ReadsKeys("grit", append(slices.Clone(counterKeys), "dup_write_first", "grit_threshold",
-		"pa_cache_entries", "pa_cache_ways", "pa_cache_ns", "grit_neighbors", "host_mem_ns")...)
+		"pa_cache_entries", "pa_cache_ways", "pa_cache_ns", "grit_neighbors", "grit_pa_lookup", "host_mem_ns")...)
 }
 
 func newGRIT(c Config, env Env) (*grit, error) {
@@ -138,7 +138,7 @@ func (g *grit) Decide(f Fault, p Page) Decision {
 	}
 	d.Bits = bits
 	d.Updates = g.updates
-	d.LookupNs, d.Overlapped = ns, true
+	d.LookupNs, d.Overlapped = ns, g.cfg.GRITPALookup != GRITLookupSerial
 	return d
 }
 

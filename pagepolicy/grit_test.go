@@ -226,3 +226,15 @@ func TestGRITDecideDoesNotAllocate(t *testing.T) {
 		t.Fatal("the cycle never promoted: the test checks nothing")
 	}
 }
+
+// grit_pa_lookup=serial puts the PA-Cache/PA-Table lookup after the walk
+// (not Overlapped), with the same cost: a miss reads host memory.
+func TestGRITSerialLookup(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.GRITPALookup = GRITLookupSerial
+	g, tab := newGRITFixture(t, 8, cfg)
+	d := g.Decide(Fault{GPU: 1, Page: 3}, tab[3])
+	if d.Overlapped || d.LookupNs != cfg.PACacheNs+cfg.HostMemNs {
+		t.Fatalf("a first lookup misses and reads the PA-Table after the walk: %+v", d)
+	}
+}

@@ -15,6 +15,7 @@ var unreadValues = map[string]string{
 	"shadow_id_bits": "8", "host_llc_size": "64KB", "host_llc_ways": "4", "host_llc_hit_ns": "400",
 	"host_mem_ns": "5000", "dup_write_first": "migrate", "grit_threshold": "2",
 	"pa_cache_entries": "4", "pa_cache_ways": "2", "pa_cache_ns": "300", "grit_neighbors": "false",
+	"grit_pa_lookup": "serial",
 }
 
 // TestUnreadKeysChangeNothing backs the check that rejects a policy.* key
