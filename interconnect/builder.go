@@ -14,6 +14,7 @@ type params struct {
 	switchLatencyNs float64
 	headerBytes     int
 	timing          TimingFunc // nil: latencyNs + bytes/bandwidthGBps
+	holdFuture      bool       // future_sends=hold
 	timingErr       error      // from WithPCIe, reported by Build
 }
 
@@ -67,6 +68,13 @@ func (b Builder) WithSwitchLatencyNs(f float64) Builder {
 func (b Builder) WithTiming(f TimingFunc) Builder {
 	b.p.timing = f
 	b.p.timingErr = nil
+	return b
+}
+
+// WithHeldFutureSends makes the links take a message dated later than now
+// onto its lane only when it is due (Config.FutureSends hold).
+func (b Builder) WithHeldFutureSends(hold bool) Builder {
+	b.p.holdFuture = hold
 	return b
 }
 

@@ -44,12 +44,27 @@ type Config struct {
 	SwitchLatencyNs float64 `yaml:"switch_latency_ns" doc:"added latency through the NVSwitch topology (not in papers; 100)"`
 	// Bytes of header on every message (request or data).
 	HeaderBytes int `yaml:"header_bytes" doc:"bytes of header per message (not in papers; 16)"`
+	// What a link does with a message dated later than now (a shootdown's
+	// acknowledgement sent for when the drain ends, a host line for when
+	// DRAM answers). reserve, the links before this key, books its lane
+	// from its date on at once, so messages handed over after it but due
+	// earlier queue behind a message not yet sent: head-of-line blocking
+	// no wire has. hold takes it onto its lane when it is due, as the
+	// sender would send it. Found while embedding (issue 32): measured,
+	// not yet the default (see docs/oasis.md).
+	FutureSends string `yaml:"future_sends" doc:"a message dated later than now: reserve (books its lane from its date at once, so later messages due earlier queue behind it; the links before this key) | hold (joins its lane when due)"`
 }
+
+// The values of future_sends.
+const (
+	FutureReserve = "reserve"
+	FutureHold    = "hold"
+)
 
 // DefaultConfig returns the Table I links.
 func DefaultConfig() Config {
 	return Config{NVLinkGBps: 300, NVLinkLatencyNs: 250, PCIeGBps: 32, PCIeLatencyNs: 150,
 		PCIeModel: PCIeOneWay, PCIeRTTNs: 1000, PCIeCurveA: 24, PCIeCurveB: 0.07292,
 		PCIeTopology: PCIeTree, PCIeGPUsPerSwitch: 2, PCIeSwitchLatencyNs: 140,
-		SwitchLatencyNs: 100, HeaderBytes: 16}
+		SwitchLatencyNs: 100, HeaderBytes: 16, FutureSends: FutureReserve}
 }

@@ -33,6 +33,9 @@ func (c *FullyConnected) PlugIn(port sim.Port, _ int) {
 // or src == dst.
 func (c *FullyConnected) Send(msg sim.Msg) *sim.SendError {
 	now := c.engine.CurrentTime()
+	if c.held(msg, now) {
+		return nil
+	}
 	c.mu.Lock()
 	si, di, bytes := c.endpoints(msg)
 	t := c.account(si, di, bytes)

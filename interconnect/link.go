@@ -123,6 +123,10 @@ type base struct {
 	handler sim.Handler // the outer connection, handler of its events
 	timing  TimingFunc  // occupancy and latency of a message by its size
 	header  int
+	// send is the outer connection's Send, and holdFuture whether a
+	// message dated later waits for its date before it joins a lane.
+	send       func(sim.Msg) *sim.SendError
+	holdFuture bool
 
 	mu           sync.Mutex
 	ports        []sim.Port
@@ -141,7 +145,40 @@ func (b *base) init(name string, handler sim.Handler, p params) {
 		b.timing = oneWay(p.bandwidthGBps, p.latencyNs)
 	}
 	b.header = p.headerBytes
+	b.holdFuture = p.holdFuture
 	b.index = make(map[sim.Port]int)
+	if c, ok := handler.(sim.Connection); ok {
+		b.send = c.Send
+	}
+}
+
+// held schedules msg to be sent again at its date, if it is dated later
+// than now and the links hold such messages; it reports whether it did.
+func (b *base) held(msg sim.Msg, now sim.VTimeInSec) bool {
+	t := msg.Meta().SendTime
+	if !b.holdFuture || t <= now {
+		return false
+	}
+	b.engine.Schedule(&heldEvent{t: t, b: b, msg: msg})
+	return true
+}
+
+// heldEvent sends a held message when it is due.
+type heldEvent struct {
+	t   sim.VTimeInSec
+	b   *base
+	msg sim.Msg
+}
+
+func (e *heldEvent) Time() sim.VTimeInSec { return e.t }
+func (e *heldEvent) Handler() sim.Handler { return heldHandler{e.b} }
+func (e *heldEvent) IsSecondary() bool    { return false }
+
+type heldHandler struct{ b *base }
+
+func (h heldHandler) Handle(e sim.Event) error {
+	h.b.send(e.(*heldEvent).msg)
+	return nil
 }
 
 // Name returns the connection name.

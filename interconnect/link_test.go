@@ -345,3 +345,43 @@ func BenchmarkSend(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 }
+
+// With future_sends=hold, a message dated later joins its lane when due:
+// G, sent after F but due now, no longer queues behind a message that has
+// not left yet.
+func TestHeldFutureSendTime(t *testing.T) {
+	for _, kind := range []string{"fc", "switch", "tree"} {
+		t.Run(kind, func(t *testing.T) {
+			e := sim.NewSerialEngine()
+			b := testBuilder(e).WithHeldFutureSends(true)
+			var c link
+			var err error
+			switch kind {
+			case "switch":
+				c, err = b.BuildSwitch("NVSwitch")
+			case "tree":
+				c, err = b.BuildTree("PCIe", 2)
+			default:
+				c, err = b.BuildFullyConnected("NVLink")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ag := []*agent{newAgent(e, 0, 4, true), newAgent(e, 1, 4, true)}
+			for _, a := range ag {
+				c.PlugIn(a.port, 1)
+			}
+			const ready = 2e-6
+			send(t, msg("F", ag[0], ag[1], 64, ready))
+			send(t, msg("G", ag[0], ag[1], 64, 0))
+			run(t, e)
+			got := ag[1].got
+			if len(got) != 2 || got[0].id != "G" || got[1].id != "F" {
+				t.Fatalf("arrivals %+v, want G then F", got)
+			}
+			if got[1].at < ready || got[0].at >= ready {
+				t.Errorf("G at %v, F at %v: G should not wait for F's date %v", got[0].at, got[1].at, ready)
+			}
+		})
+	}
+}

@@ -36,6 +36,9 @@ func (c *Switch) PlugIn(port sim.Port, _ int) {
 // switch latency. It never fails; it panics on unplugged ports or src == dst.
 func (c *Switch) Send(msg sim.Msg) *sim.SendError {
 	now := c.engine.CurrentTime()
+	if c.held(msg, now) {
+		return nil
+	}
 	c.mu.Lock()
 	si, di, bytes := c.endpoints(msg)
 	t := c.account(si, di, bytes)

@@ -122,6 +122,9 @@ func (c *Tree) path(a, b int, buf []hop) []hop {
 // never fails; it panics on unplugged ports or src == dst.
 func (c *Tree) Send(msg sim.Msg) *sim.SendError {
 	now := c.engine.CurrentTime()
+	if c.held(msg, now) {
+		return nil
+	}
 	c.mu.Lock()
 	si, di, bytes := c.endpoints(msg)
 	t := c.account(si, di, bytes)

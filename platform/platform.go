@@ -326,7 +326,8 @@ func (s *System) buildLinks() error {
 		return nil
 	}
 	var err error
-	lb := interconnect.MakeBuilder().WithEngine(s.engine).WithHeaderBytes(c.Link.HeaderBytes)
+	lb := interconnect.MakeBuilder().WithEngine(s.engine).WithHeaderBytes(c.Link.HeaderBytes).
+		WithHeldFutureSends(c.Link.FutureSends == interconnect.FutureHold)
 	pcie := lb.WithPCIe(c.Link)
 	if c.Link.PCIeTopology == interconnect.PCIeTree {
 		s.pcie, err = pcie.WithSwitchLatencyNs(c.Link.PCIeSwitchLatencyNs).BuildTree("PCIe", c.Link.PCIeGPUsPerSwitch)
