@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
@@ -33,12 +34,7 @@ func Affects(key, policy, workload string) bool {
 		if err != nil || !declared {
 			return true
 		}
-		for _, k := range keys {
-			if k == name {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(keys, name)
 	}
 	if key == "im2col" {
 		w, err := benchmarks.New(workload)

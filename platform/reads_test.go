@@ -2,6 +2,7 @@ package platform
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,10 +62,10 @@ func TestUnreadKeysChangeNothing(t *testing.T) {
 				base := Options{Workload: w, Policy: p, Seed: 1, Scale: 0.05, Config: fourGPUs(nil)}
 				want := run(t, base)
 				for _, k := range keys {
-					if Affects(policyPrefix+k, p, w) != contains(read, k) {
+					if Affects(policyPrefix+k, p, w) != slices.Contains(read, k) {
 						t.Fatalf("Affects(%s, %s) disagrees with the declaration", k, p)
 					}
-					if contains(read, k) {
+					if slices.Contains(read, k) {
 						continue
 					}
 					o := base
@@ -92,13 +93,4 @@ func TestUnreadKeysChangeNothing(t *testing.T) {
 			t.Error("im2col changes pingpong, which Affects says ignores it")
 		}
 	})
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -278,16 +278,16 @@ func (s *Service) buildEarlyAdaptor(b Builder, pf prefetch.Config, gpus int) err
 	if b.capacity > 0 {
 		capacity = uint64(b.capacity)
 	}
-	s.ea = make([]*earlyadaptor.Controller, gpus)
-	for g := range s.ea {
+	ctl := make([]*earlyadaptor.Controller, gpus)
+	for g := range ctl {
 		c, err := earlyadaptor.New(b.cfg.EA, s.trees[g], earlyadaptor.GPU{CapacityPages: capacity,
 			PagesPerVABlock: uint64(pf.VABlockSize / pf.PageSize)})
 		if err != nil {
 			return err
 		}
-		s.ea[g] = c
+		ctl[g] = c
 	}
-	s.rts = append(s.rts, &eaRuntime{ctl: s.ea})
+	s.rts = append(s.rts, &eaRuntime{ctl: ctl})
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
-	"github.com/mgpu-sim/mgpu/earlyadaptor"
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/prefetch"
@@ -70,10 +69,8 @@ type Service struct {
 	seeds, extra []uint64
 	pageSize     uint64
 	objects      bool // objectOf tells allocated pages from padding
-	// ea steers each GPU's tree (nil: no controller). stepErr is the
-	// first error of a controller or a launch plan, reported by the next
-	// Tick.
-	ea      []*earlyadaptor.Controller
+	// stepErr is the first error of a runtime's stage or a launch plan,
+	// reported by the next Tick.
 	stepErr error
 
 	// hw handles every fault in hardware (UVMMU) instead of batches; hwErr
