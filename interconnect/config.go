@@ -50,9 +50,9 @@ type Config struct {
 	// from its date on at once, so messages handed over after it but due
 	// earlier queue behind a message not yet sent: head-of-line blocking
 	// no wire has. hold takes it onto its lane when it is due, as the
-	// sender would send it. Found while embedding (issue 32): measured,
-	// not yet the default (see docs/oasis.md).
-	FutureSends string `yaml:"future_sends" doc:"a message dated later than now: reserve (books its lane from its date at once, so later messages due earlier queue behind it; the links before this key) | hold (joins its lane when due)"`
+	// sender would send it. Found while embedding (issue 32); hold is the
+	// default, reserve stays to reproduce the tables measured before it.
+	FutureSends string `yaml:"future_sends" doc:"a message dated later than now: reserve (books its lane from its date at once, so later messages due earlier queue behind it; the links before this key) | hold (joins its lane when due; default)"`
 }
 
 // The values of future_sends.
@@ -66,5 +66,5 @@ func DefaultConfig() Config {
 	return Config{NVLinkGBps: 300, NVLinkLatencyNs: 250, PCIeGBps: 32, PCIeLatencyNs: 150,
 		PCIeModel: PCIeOneWay, PCIeRTTNs: 1000, PCIeCurveA: 24, PCIeCurveB: 0.07292,
 		PCIeTopology: PCIeTree, PCIeGPUsPerSwitch: 2, PCIeSwitchLatencyNs: 140,
-		SwitchLatencyNs: 100, HeaderBytes: 16, FutureSends: FutureReserve}
+		SwitchLatencyNs: 100, HeaderBytes: 16, FutureSends: FutureHold}
 }
