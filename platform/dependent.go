@@ -233,16 +233,40 @@ type requirement struct {
 
 func says(s string) func(*Config) string { return func(*Config) string { return s } }
 
-func software(c *Config) bool { return c.UVM.FaultHandling != uvm.HandlingHardware }
-
 func isTBN(c *Config) bool { return c.UVM.Prefetch.Policy == prefetch.TBN }
 
 func hardware(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingHardware }
 
-// requirements is every requirement between config keys.
-var requirements = []requirement{
-	{key: "uvm.prefetch_control", on: func(c *Config) bool { return c.UVM.PrefetchControl == uvm.ControlEarlyAdaptor },
-		ok: isTBN, need: says("steers the tree prefetcher: set uvm.prefetch.policy=tbn")},
+// requirements is every requirement between config keys: the table
+// below, then what each driver runtime declares (uvm.RuntimeSpec).
+func requirements() []requirement {
+	return append(slices.Clone(keyRequirements), runtimeRequirements()...)
+}
+
+// runtimeRequirements are the registered runtimes' requirements on config
+// keys, as uvm's builder checks them; the page policy a runtime needs is
+// not a config key, and the builder checks it when the run starts.
+func runtimeRequirements() []requirement {
+	var out []requirement
+	for _, key := range []string{uvm.KeyPrefetchControl, uvm.KeyAdaptive} {
+		for _, name := range uvm.RuntimeNames(key) {
+			for _, r := range uvm.RuntimeRequires(key, name) {
+				if r.Key == "policy" {
+					continue
+				}
+				out = append(out, requirement{key: key,
+					on:   func(c *Config) bool { v, _ := c.Get(key); return v == name },
+					ok:   func(c *Config) bool { v, _ := c.Get(r.Key); return v == r.Value },
+					need: says(r.Why + ": set " + r.Key + "=" + r.Value)})
+			}
+		}
+	}
+	return out
+}
+
+// keyRequirements are the requirements between config keys that no
+// runtime declares.
+var keyRequirements = []requirement{
 	{key: "uvm.observuvm.shallow", on: func(c *Config) bool {
 		return c.UVM.Adaptive == uvm.AdaptiveObservUVM && c.UVM.ObservUVM.Shallow != observuvm.ShallowOff
 	}, ok: isTBN, need: says("sets the tree prefetcher's threshold: set uvm.prefetch.policy=tbn (or uvm.observuvm.shallow=off)")},
@@ -254,12 +278,6 @@ var requirements = []requirement{
 		}},
 	{key: "uvm.fault_handling", on: hardware, ok: func(c *Config) bool { return c.Placement == "host" },
 		need: says("starts with every page on the host (UVMMU §IV-C bring-up): set placement=host")},
-	{key: "uvm.adaptive", on: func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveSUV || c.UVM.Adaptive == uvm.AdaptiveSC },
-		ok: software, need: says("plans for the driver's software fault handling: set uvm.fault_handling=software")},
-	{key: "uvm.adaptive", on: func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveObservUVM },
-		ok: software, need: says("drives the driver's software fault handling: set uvm.fault_handling=software")},
-	{key: "uvm.adaptive", on: func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveUVMSmart },
-		ok: software, need: says("adapts the driver's software fault handling: set uvm.fault_handling=software")},
 }
 
 // keyRules are the tables' keys resolved against Config, once.
@@ -301,7 +319,7 @@ var rules = sync.OnceValues(func() (keyRules, error) {
 		}
 		r.keys = append(r.keys, ks)
 	}
-	for _, q := range requirements {
+	for _, q := range requirements() {
 		if _, ok := r.index[q.key]; !ok {
 			return r, fmt.Errorf("requirement key %q is not a config key", q.key)
 		}
@@ -333,7 +351,7 @@ func (c *Config) ruleErrors(prior []error) []error {
 	}
 	ls := leaves(reflect.ValueOf(c).Elem(), "", nil)
 	var errs []error
-	for _, q := range requirements {
+	for _, q := range requirements() {
 		if q.on(c) && !q.ok(c) && !bad[q.key] {
 			errs = append(errs, fmt.Errorf("%s = %s: %s", q.key, shown(ls[r.index[q.key]].v), q.need(c)))
 		}

@@ -30,7 +30,7 @@ func TestRuleTablesNameRealKeys(t *testing.T) {
 		// reject it; but a key whose feature is on by default must not be
 		// listed as depending on a feature that is always off.
 	}
-	for _, q := range requirements {
+	for _, q := range requirements() {
 		if _, err := c.Get(q.key); err != nil {
 			t.Errorf("requirement: %v", err)
 		}

@@ -19,6 +19,8 @@ import (
 	"github.com/mgpu-sim/mgpu/interconnect"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
+	_ "github.com/mgpu-sim/mgpu/runtimes/earlyadaptor" // registers uvm.prefetch_control early-adaptor
+	_ "github.com/mgpu-sim/mgpu/runtimes/uvmsmart"     // registers uvm.adaptive uvmsmart
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/suv"
 	"github.com/mgpu-sim/mgpu/units"

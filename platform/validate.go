@@ -160,7 +160,7 @@ func (c Config) Validate() error {
 	if ch := c.UVM.EvictionChunk; !ch.IsPowerOfTwo() {
 		bad("uvm.eviction_chunk", ch, "must be a power of two (NVIDIA: 2MB)")
 	}
-	oneOf(&errs, "uvm.prefetch_control", c.UVM.PrefetchControl, uvm.ControlNone, uvm.ControlEarlyAdaptor)
+	oneOf(&errs, uvm.KeyPrefetchControl, c.UVM.PrefetchControl, uvm.RuntimeNames(uvm.KeyPrefetchControl)...)
 	// What each feature needs of the other keys, and which keys take
 	// effect only with a feature, are the tables of dependent.go.
 	if c.UVM.PrefetchControl == uvm.ControlEarlyAdaptor {
@@ -174,7 +174,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("uvm.uvmmu: %w", err))
 		}
 	}
-	oneOf(&errs, "uvm.adaptive", c.UVM.Adaptive, uvm.AdaptiveNone, uvm.AdaptiveUVMSmart, uvm.AdaptiveObservUVM, uvm.AdaptiveSUV, uvm.AdaptiveSC)
+	oneOf(&errs, uvm.KeyAdaptive, c.UVM.Adaptive, uvm.RuntimeNames(uvm.KeyAdaptive)...)
 	if c.UVM.Adaptive == uvm.AdaptiveSUV || c.UVM.Adaptive == uvm.AdaptiveSC {
 		if err := c.UVM.SUV.ForPageSize(c.PageSize).Validate(); err != nil {
 			errs = append(errs, err)

@@ -6,14 +6,12 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sarchlab/akita/v3/sim"
 
-	"github.com/mgpu-sim/mgpu/earlyadaptor"
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/prefetch"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvmproto"
-	"github.com/mgpu-sim/mgpu/uvmsmart"
 )
 
 // Builder makes a Driver (or its bare Service core), after Akita's builder
@@ -169,7 +167,9 @@ func (b Builder) BuildService() (*Service, error) {
 			s.trees[g] = t
 		}
 	}
-	if err := s.buildEarlyAdaptor(b, pf, gpus); err != nil {
+	env := RuntimeEnv{Config: b.cfg, Policy: b.policy, Hardware: b.cfg.FaultHandling == HandlingHardware, GPUs: gpus,
+		Pages: b.pages, PageSize: b.pageSize, Capacity: max(0, b.capacity), Prefetch: pf, Trees: s.trees}
+	if _, err := s.buildRuntime(b, KeyPrefetchControl, b.cfg.PrefetchControl, env); err != nil {
 		return nil, err
 	}
 	switch b.cfg.FaultHandling {
@@ -181,7 +181,7 @@ func (b Builder) BuildService() (*Service, error) {
 	default:
 		return nil, fmt.Errorf("uvm.fault_handling %q: valid values are %s, %s", b.cfg.FaultHandling, HandlingSoftware, HandlingHardware)
 	}
-	if err := s.buildUVMSmart(b, pf); err != nil {
+	if err := s.buildAdaptive(b, pf, env); err != nil {
 		return nil, err
 	}
 	if s.hw == nil && b.capacity > 0 && uint64(b.capacity) < b.pages {
@@ -195,13 +195,12 @@ func (b Builder) BuildService() (*Service, error) {
 		if s.observe != nil { // the engine's policy picks the regions
 			ev = s.observe.evictor()
 		}
-		if s.smart != nil { // UVMSmart may turn tree eviction on mid-run
-			tbn, err := eviction.NewWith(eviction.TBN, o)
-			if err != nil {
-				return nil, err
+		for _, r := range s.rts {
+			if d, ok := r.(EvictionDecorator); ok {
+				if ev, err = d.DecorateEviction(ev, o); err != nil {
+					return nil, err
+				}
 			}
-			s.smartEviction = eviction.NewSwitch(ev, tbn)
-			ev = s.smartEviction
 		}
 		s.capacity, s.evictor = b.capacity, ev
 		s.table.Observe(ev)
@@ -217,10 +216,12 @@ func (b Builder) BuildService() (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.policy = p
-	if s.smart != nil {
-		s.policy = uvmsmart.Wrap(p, s.smart)
+	for _, r := range s.rts {
+		if d, ok := r.(PolicyDecorator); ok {
+			p = d.DecoratePolicy(p)
+		}
 	}
+	s.policy = p
 	if s.suv != nil {
 		s.policy = suvPolicy{p, s.suv}
 	}
@@ -230,65 +231,18 @@ func (b Builder) BuildService() (*Service, error) {
 	return s, nil
 }
 
-// buildUVMSmart makes UVMSmart's runtime, or ObservUVM's engine, when
-// uvm.adaptive asks for it.
-// It adapts on-touch under software handling: its zero-copy replaces a
-// read fault's migration, and its counters are the GPUs'.
-func (s *Service) buildUVMSmart(b Builder, pf prefetch.Config) error {
-	switch b.cfg.Adaptive {
-	case AdaptiveNone, "":
-		return nil
-	case AdaptiveObservUVM:
-		return s.buildObserve(b, pf, len(s.counters))
-	case AdaptiveSUV, AdaptiveSC:
-		return s.buildSUV(b)
-	case AdaptiveUVMSmart:
-	default:
-		return fmt.Errorf("uvm.adaptive %q: valid values are %s, %s, %s, %s, %s", b.cfg.Adaptive, AdaptiveNone, AdaptiveUVMSmart, AdaptiveObservUVM, AdaptiveSUV, AdaptiveSC)
-	}
-	if s.hw != nil {
-		return fmt.Errorf("uvm.adaptive=uvmsmart adapts the driver's software fault handling: set uvm.fault_handling=software")
-	}
-	if b.policy != "on-touch" {
-		return fmt.Errorf("uvm.adaptive=uvmsmart adapts on-touch migration (UVMSmart's baseline): use --policy on-touch, not %s", b.policy)
-	}
-	c, err := uvmsmart.New(b.cfg.UVMSmart, b.pages, max(1, uint64(pf.BlockSize)/b.pageSize))
-	if err != nil {
+// buildAdaptive makes the oversubscription runtime uvm.adaptive names:
+// ObservUVM's engine and SUV's plans here, any other from its registered
+// constructor.
+func (s *Service) buildAdaptive(b Builder, pf prefetch.Config, env RuntimeEnv) error {
+	builtin, err := s.buildRuntime(b, KeyAdaptive, b.cfg.Adaptive, env)
+	if err != nil || !builtin {
 		return err
 	}
-	s.smart = c
-	s.rts = append(s.rts, smartRuntime{s: s})
-	return nil
-}
-
-// buildEarlyAdaptor gives every GPU an Early-Adaptor controller over its
-// prefetcher, when uvm.prefetch_control asks for one.
-func (s *Service) buildEarlyAdaptor(b Builder, pf prefetch.Config, gpus int) error {
-	switch b.cfg.PrefetchControl {
-	case ControlNone, "":
-		return nil
-	case ControlEarlyAdaptor:
-	default:
-		return fmt.Errorf("uvm.prefetch_control %q: valid values are %s, %s", b.cfg.PrefetchControl, ControlNone, ControlEarlyAdaptor)
+	if b.cfg.Adaptive == AdaptiveObservUVM {
+		return s.buildObserve(b, pf, len(s.counters))
 	}
-	if s.trees == nil || pf.Policy != prefetch.TBN {
-		return fmt.Errorf("uvm.prefetch_control=early-adaptor steers the tree prefetcher: set uvm.prefetch.policy=tbn")
-	}
-	capacity := uint64(0)
-	if b.capacity > 0 {
-		capacity = uint64(b.capacity)
-	}
-	ctl := make([]*earlyadaptor.Controller, gpus)
-	for g := range ctl {
-		c, err := earlyadaptor.New(b.cfg.EA, s.trees[g], earlyadaptor.GPU{CapacityPages: capacity,
-			PagesPerVABlock: uint64(pf.VABlockSize / pf.PageSize)})
-		if err != nil {
-			return err
-		}
-		ctl[g] = c
-	}
-	s.rts = append(s.rts, &eaRuntime{ctl: ctl})
-	return nil
+	return s.buildSUV(b)
 }
 
 // Build makes the driver component named name (e.g. "Driver").

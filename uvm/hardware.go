@@ -449,5 +449,5 @@ func (s *Service) hwReport(r map[string]float64) {
 			m[k] += v
 		}
 	}
-	add(r, m)
+	AddCounts(r, m)
 }

@@ -57,12 +57,6 @@ func (s *Service) buildObserve(b Builder, pf prefetch.Config, gpus int) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	if s.hw != nil {
-		return fmt.Errorf("uvm.adaptive=observuvm drives the driver's software fault handling: set uvm.fault_handling=software")
-	}
-	if b.policy != "on-touch" {
-		return fmt.Errorf("uvm.adaptive=observuvm manages on-touch migration (the stock driver): use --policy on-touch, not %s", b.policy)
-	}
 	if c.Shallow != observuvm.ShallowOff && (s.trees == nil || pf.Policy != prefetch.TBN) {
 		return fmt.Errorf("uvm.observuvm.shallow=%s sets the tree prefetcher's threshold: set uvm.prefetch.policy=tbn (or shallow=off)", c.Shallow)
 	}
@@ -395,5 +389,5 @@ func (s *Service) observeReport(r map[string]float64) {
 			m[k] += v
 		}
 	}
-	add(r, m)
+	AddCounts(r, m)
 }

@@ -1,150 +1,299 @@
 package uvm
 
 import (
-	"slices"
+	"fmt"
+	"sort"
 
 	"github.com/sarchlab/akita/v3/sim"
 
-	"github.com/mgpu-sim/mgpu/earlyadaptor"
+	"github.com/mgpu-sim/mgpu/eviction"
+	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/prefetch"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
-// A runtime adapts the driver's batch pipeline to oversubscription:
-// UVMSmart's adaptive runtime, ObservUVM, SUV-Mgmt (and SC) and
-// Early-Adaptor. Each method is one stage of a batch, in the order the
-// Service reaches them; a runtime embeds noStages and overrides the stages
-// it acts in. The Service keeps the runtimes the config turns on in a
-// list and calls every one at every stage, so the pipeline asks no
-// question about which are on.
-type runtime interface {
-	// counterBatch serves an access-counter batch's pages and reports
+// A Runtime adapts the driver's batch pipeline, as the oversubscription
+// papers' runtimes do: UVMSmart's adaptive runtime, ObservUVM, SUV-Mgmt
+// (and SC) and Early-Adaptor. Each method is one stage of a batch, in the
+// order the Service reaches them; a runtime embeds Stages and overrides
+// the stages it acts in. The Service calls every runtime the config turns
+// on at every stage, so the pipeline asks no question about which are on.
+// A runtime registers its constructor by name (RegisterRuntime), as a page
+// policy does; a runtime may also decorate the page policy or the
+// eviction policy (PolicyDecorator, EvictionDecorator).
+type Runtime interface {
+	// CounterBatch serves an access-counter batch's pages and reports
 	// whether it did; if no runtime did, the driver migrates each page.
-	counterBatch(g int, pages []uint64, invals [][]uvmproto.Inval) (served bool)
-	// counterPage comes before the driver migrates page p of a counter
+	CounterBatch(g int, pages []uint64, invals [][]uvmproto.Inval) (served bool)
+	// CounterPage comes before the driver migrates page p of a counter
 	// batch.
-	counterPage(p uint64)
-	// migrated: a fault (cause fault), a counter notification or a
+	CounterPage(p uint64)
+	// Migrated: a fault (cause fault), a counter notification or a
 	// prefetch moved page p of object to g, from the host or not.
-	migrated(g int, p uint64, object int, fromHost bool, cause moveCause)
-	// prefetchable reports whether g's prefetcher may bring page p.
-	prefetchable(g int, p uint64) bool
-	// decided: every fault and prefetch of the batch is decided.
-	decided(g int, counter bool, prefetched []uint64, invals [][]uvmproto.Inval)
-	// makeRoom runs before the eviction policy picks victims (SUV's
-	// pools); n is the batch's placements. It reports whether the
+	Migrated(g int, p uint64, object int, fromHost bool, cause MoveCause)
+	// Prefetchable reports whether g's prefetcher may bring page p.
+	Prefetchable(g int, p uint64) bool
+	// Decided: every fault and prefetch of the batch is decided.
+	Decided(g int, counter bool, prefetched []uint64, invals [][]uvmproto.Inval)
+	// MakeRoom runs before the eviction policy picks victims (SUV's
+	// pools); n is the batch's placements. Evicts reports whether the
 	// runtime evicts at all, so that the stage runs without an evictor.
-	makeRoom(pinned func(uint64) bool, launch bool, n int, invals [][]uvmproto.Inval) error
-	evicts() bool
-	// beforeVictims and afterVictims surround GPU h's victims.
-	beforeVictims(h int, at sim.VTimeInSec)
-	afterVictims(h int, at sim.VTimeInSec, n int) error
-	// evicted: every GPU is within its capacity again.
-	evicted(invals [][]uvmproto.Inval)
-	// faultBatchDone ends a fault batch (not a counter or launch batch).
-	faultBatchDone(g int, faults []uvmproto.FaultEntry, now sim.VTimeInSec) error
-	// freed: the application freed an object.
-	freed(object int)
-	// report adds the runtime's counts to m.
-	report(m map[string]float64)
+	MakeRoom(pinned func(uint64) bool, launch bool, n int, invals [][]uvmproto.Inval) error
+	Evicts() bool
+	// BeforeVictims and AfterVictims surround GPU h's victims.
+	BeforeVictims(h int, at sim.VTimeInSec)
+	AfterVictims(h int, at sim.VTimeInSec, n int) error
+	// Evicted: every GPU is within its capacity again.
+	Evicted(invals [][]uvmproto.Inval)
+	// FaultBatchDone ends a fault batch (not a counter or launch batch).
+	FaultBatchDone(g int, faults []uvmproto.FaultEntry, now sim.VTimeInSec) error
+	// Freed: the application freed an object.
+	Freed(object int)
+	// Report adds the runtime's counts to m; the result carries them.
+	Report(m map[string]float64)
 }
 
-// moveCause is why a page moved to a GPU.
-type moveCause uint8
+// PolicyDecorator is a runtime that wraps the page policy (UVMSmart's
+// zero-copy of read-only allocations).
+type PolicyDecorator interface {
+	DecoratePolicy(p pagepolicy.Policy) pagepolicy.Policy
+}
 
+// EvictionDecorator is a runtime that wraps the eviction policy when GPU
+// memory is limited (UVMSmart's switch to tree eviction); o is what the
+// driver built ev from.
+type EvictionDecorator interface {
+	DecorateEviction(ev eviction.Policy, o eviction.Options) (eviction.Policy, error)
+}
+
+// RuntimeEnv is what a runtime is built from.
+type RuntimeEnv struct {
+	// Config is the driver's config; a runtime reads its own section.
+	Config Config
+	// Policy names the page policy; Hardware is set when faults are
+	// handled per fault in the GPUs' MMUs (UVMMU), not in batches.
+	Policy   string
+	Hardware bool
+	GPUs     int
+	// Pages in the managed space, of PageSize bytes; Capacity is the pages
+	// each GPU may hold (0: unlimited).
+	Pages    uint64
+	PageSize uint64
+	Capacity int
+	// Prefetch is the prefetcher's config at this page size, and Trees
+	// each GPU's prefetcher (nil when prefetching is off).
+	Prefetch prefetch.Config
+	Trees    []*prefetch.Tree
+}
+
+// The config keys that name a runtime: uvm.adaptive (oversubscription
+// runtimes) and uvm.prefetch_control (who steers the prefetcher).
 const (
-	moveFault moveCause = iota
-	moveCounter
-	movePrefetch
+	KeyAdaptive        = "uvm.adaptive"
+	KeyPrefetchControl = "uvm.prefetch_control"
 )
 
-// noStages is the runtime that acts in no stage.
-type noStages struct{}
-
-func (noStages) counterBatch(int, []uint64, [][]uvmproto.Inval) bool             { return false }
-func (noStages) counterPage(uint64)                                              {}
-func (noStages) migrated(int, uint64, int, bool, moveCause)                      {}
-func (noStages) prefetchable(int, uint64) bool                                   { return true }
-func (noStages) decided(int, bool, []uint64, [][]uvmproto.Inval)                 {}
-func (noStages) makeRoom(func(uint64) bool, bool, int, [][]uvmproto.Inval) error { return nil }
-func (noStages) evicts() bool                                                    { return false }
-func (noStages) beforeVictims(int, sim.VTimeInSec)                               {}
-func (noStages) afterVictims(int, sim.VTimeInSec, int) error                     { return nil }
-func (noStages) evicted([][]uvmproto.Inval)                                      {}
-func (noStages) faultBatchDone(int, []uvmproto.FaultEntry, sim.VTimeInSec) error { return nil }
-func (noStages) freed(int)                                                       {}
-func (noStages) report(map[string]float64)                                       {}
-
-// smartRuntime is UVMSmart's adaptive runtime: it learns each
-// allocation's pattern from migrations from the host and hot counter
-// blocks, and may switch eviction to the tree.
-type smartRuntime struct {
-	noStages
-	s *Service
+// A RuntimeSpec is a runtime as registered: how to build it and what it
+// needs of the rest of the config.
+type RuntimeSpec struct {
+	New func(RuntimeEnv) (Runtime, error)
+	// Requires are checked before New by the driver's builder, and by
+	// platform's validation before a run starts.
+	Requires []Requirement
 }
 
-func (r smartRuntime) counterPage(p uint64) { r.s.smart.Hot(p) }
+// A Requirement is a value a runtime cannot run without.
+type Requirement struct {
+	// Key is a config key (uvm.fault_handling, uvm.prefetch.policy) or
+	// policy, the page policy's name; Value the value the runtime needs.
+	Key, Value string
+	// Why says what the runtime does that needs it, for the error
+	// "uvm.adaptive=NAME WHY: set KEY=VALUE".
+	Why string
+}
 
-func (r smartRuntime) migrated(_ int, p uint64, object int, fromHost bool, _ moveCause) {
-	if fromHost {
-		r.s.smart.Migrated(object, p)
+// NeedsSoftware and NeedsOnTouch are the two requirements most runtimes
+// share: the driver's batches, and the baseline migration they adapt.
+func NeedsSoftware(why string) Requirement {
+	return Requirement{Key: "uvm.fault_handling", Value: HandlingSoftware, Why: why}
+}
+
+// NeedsOnTouch: see NeedsSoftware.
+func NeedsOnTouch(why string) Requirement {
+	return Requirement{Key: "policy", Value: "on-touch", Why: why}
+}
+
+// runtimes are the registered runtimes, by config key and name. ObservUVM,
+// SUV and SC have no constructor here: the Service builds them itself, as
+// they still reach into its internals.
+var runtimes = map[string]map[string]RuntimeSpec{
+	KeyAdaptive: {
+		AdaptiveObservUVM: {Requires: []Requirement{NeedsSoftware("drives the driver's software fault handling"),
+			NeedsOnTouch("manages on-touch migration (the stock driver)")}},
+		AdaptiveSUV: {Requires: suvNeeds},
+		AdaptiveSC:  {Requires: suvNeeds},
+	},
+	KeyPrefetchControl: {},
+}
+
+var suvNeeds = []Requirement{NeedsSoftware("plans for the driver's software fault handling"),
+	NeedsOnTouch("extends on-touch migration (SUV's UVM baseline)")}
+
+// RegisterRuntime makes the runtime name selectable by config key
+// (KeyAdaptive or KeyPrefetchControl). Call it from an init function; it
+// panics on a duplicate or reserved name, an unknown key or no
+// constructor, as pagepolicy.Register does.
+func RegisterRuntime(key, name string, spec RuntimeSpec) {
+	byName, ok := runtimes[key]
+	if !ok {
+		panic(fmt.Sprintf("uvm.RegisterRuntime: key %q: want %s or %s", key, KeyAdaptive, KeyPrefetchControl))
 	}
-}
-
-func (r smartRuntime) decided(int, bool, []uint64, [][]uvmproto.Inval) { r.s.smart.Flush() }
-
-func (r smartRuntime) beforeVictims(_ int, at sim.VTimeInSec) {
-	if r.s.smart.Evicting(float64(at) * 1e9).TBNEviction {
-		r.s.smartEviction.Use()
+	if _, dup := byName[name]; dup || name == AdaptiveNone || spec.New == nil {
+		panic(fmt.Sprintf("uvm.RegisterRuntime: %s %q registered twice, reserved or without a constructor", key, name))
 	}
+	byName[name] = spec
 }
 
-func (r smartRuntime) report(m map[string]float64) { r.s.smartReport(m) }
+// RuntimeNames lists the values config key accepts: none and every runtime
+// registered under it, sorted.
+func RuntimeNames(key string) []string {
+	var names []string
+	for n := range runtimes[key] {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return append([]string{AdaptiveNone}, names...)
+}
+
+// RuntimeRequires is what the runtime config key names needs (nil for
+// none or an unknown name).
+func RuntimeRequires(key, name string) []Requirement { return runtimes[key][name].Requires }
+
+// unmet is the first of rs that the builder's config and policy do not
+// meet, as an error naming the runtime.
+func (b Builder) unmet(key, name string, rs []Requirement) error {
+	for _, r := range rs {
+		var have string
+		switch r.Key {
+		case "policy":
+			have = b.policy
+		case "uvm.fault_handling":
+			have = b.cfg.FaultHandling
+		case "uvm.prefetch.policy":
+			have = b.cfg.Prefetch.Policy
+		default:
+			return fmt.Errorf("%s=%s requires %s, which the driver cannot check (policy, uvm.fault_handling, uvm.prefetch.policy)", key, name, r.Key)
+		}
+		if have == "" && r.Key == "uvm.fault_handling" {
+			have = HandlingSoftware
+		}
+		switch {
+		case have == r.Value:
+		case r.Key == "policy":
+			return fmt.Errorf("%s=%s %s: use --policy %s, not %s", key, name, r.Why, r.Value, have)
+		default:
+			return fmt.Errorf("%s=%s %s: set %s=%s", key, name, r.Why, r.Key, r.Value)
+		}
+	}
+	return nil
+}
+
+// buildRuntime adds the runtime config key names to the Service, if its
+// requirements are met and it is registered with a constructor; builtin
+// reports a runtime the Service builds itself.
+func (s *Service) buildRuntime(b Builder, key, name string, env RuntimeEnv) (builtin bool, err error) {
+	if name == AdaptiveNone || name == "" {
+		return false, nil
+	}
+	spec, ok := runtimes[key][name]
+	if !ok {
+		return false, fmt.Errorf("%s %q: valid values are %v (a runtime outside mgpu must be registered with uvm.RegisterRuntime)", key, name, RuntimeNames(key))
+	}
+	if err := b.unmet(key, name, spec.Requires); err != nil {
+		return false, err
+	}
+	if spec.New == nil {
+		return true, nil
+	}
+	r, err := spec.New(env)
+	if err != nil {
+		return false, err
+	}
+	s.rts = append(s.rts, r)
+	return false, nil
+}
+
+// MoveCause is why a page moved to a GPU.
+type MoveCause uint8
+
+const (
+	MoveFault MoveCause = iota
+	MoveCounter
+	MovePrefetch
+)
+
+// Stages is the runtime that acts in no stage.
+type Stages struct{}
+
+func (Stages) CounterBatch(int, []uint64, [][]uvmproto.Inval) bool             { return false }
+func (Stages) CounterPage(uint64)                                              {}
+func (Stages) Migrated(int, uint64, int, bool, MoveCause)                      {}
+func (Stages) Prefetchable(int, uint64) bool                                   { return true }
+func (Stages) Decided(int, bool, []uint64, [][]uvmproto.Inval)                 {}
+func (Stages) MakeRoom(func(uint64) bool, bool, int, [][]uvmproto.Inval) error { return nil }
+func (Stages) Evicts() bool                                                    { return false }
+func (Stages) BeforeVictims(int, sim.VTimeInSec)                               {}
+func (Stages) AfterVictims(int, sim.VTimeInSec, int) error                     { return nil }
+func (Stages) Evicted([][]uvmproto.Inval)                                      {}
+func (Stages) FaultBatchDone(int, []uvmproto.FaultEntry, sim.VTimeInSec) error { return nil }
+func (Stages) Freed(int)                                                       {}
+func (Stages) Report(map[string]float64)                                       {}
 
 // observeRuntime is ObservUVM: it serves counter batches as observation,
 // watches faulted and prefetched regions, and acts after decisions and
 // evictions.
 type observeRuntime struct {
-	noStages
+	Stages
 	o *observe
 }
 
-func (r observeRuntime) counterBatch(g int, pages []uint64, _ [][]uvmproto.Inval) bool {
+func (r observeRuntime) CounterBatch(g int, pages []uint64, _ [][]uvmproto.Inval) bool {
 	r.o.notifiedAll(g, pages)
 	return true
 }
 
-func (r observeRuntime) migrated(g int, p uint64, _ int, _ bool, cause moveCause) {
-	if cause == moveFault {
+func (r observeRuntime) Migrated(g int, p uint64, _ int, _ bool, cause MoveCause) {
+	if cause == MoveFault {
 		r.o.fault(g, p)
 	}
 }
 
 // prefetchable keeps an ObservUVM sample on the host, remote-mapped.
-func (r observeRuntime) prefetchable(g int, p uint64) bool { return !r.o.isSample(g, p) }
+func (r observeRuntime) Prefetchable(g int, p uint64) bool { return !r.o.isSample(g, p) }
 
-func (r observeRuntime) decided(g int, counter bool, prefetched []uint64, invals [][]uvmproto.Inval) {
+func (r observeRuntime) Decided(g int, counter bool, prefetched []uint64, invals [][]uvmproto.Inval) {
 	if !counter {
 		r.o.prefetched(g, prefetched)
 	}
 	r.o.apply(invals)
 }
 
-func (r observeRuntime) evicted(invals [][]uvmproto.Inval) {
+func (r observeRuntime) Evicted(invals [][]uvmproto.Inval) {
 	r.o.evicted()
 	r.o.apply(invals)
 }
 
-func (r observeRuntime) report(m map[string]float64) { r.o.s.observeReport(m) }
+func (r observeRuntime) Report(m map[string]float64) { r.o.s.observeReport(m) }
 
 // suvRuntime is SUV-Mgmt (or SC): counter batches go through its
 // structure plans, its pools make room before the eviction policy, and a
 // freed structure's placements end.
 type suvRuntime struct {
-	noStages
+	Stages
 	m *suvMode
 }
 
-func (r suvRuntime) counterBatch(g int, pages []uint64, invals [][]uvmproto.Inval) bool {
+func (r suvRuntime) CounterBatch(g int, pages []uint64, invals [][]uvmproto.Inval) bool {
 	s := r.m.s
 	for _, p := range pages {
 		if r.m.counted(g, p, s.table.Page(p)) {
@@ -154,9 +303,9 @@ func (r suvRuntime) counterBatch(g int, pages []uint64, invals [][]uvmproto.Inva
 	return true
 }
 
-func (r suvRuntime) prefetchable(g int, p uint64) bool { return r.m.prefetchable(g, p) }
+func (r suvRuntime) Prefetchable(g int, p uint64) bool { return r.m.prefetchable(g, p) }
 
-func (r suvRuntime) makeRoom(pinned func(uint64) bool, launch bool, n int, invals [][]uvmproto.Inval) error {
+func (r suvRuntime) MakeRoom(pinned func(uint64) bool, launch bool, n int, invals [][]uvmproto.Inval) error {
 	r.m.trim(pinned, n, invals)
 	if r.m.s.check != nil {
 		return r.m.verify(launch, n)
@@ -164,42 +313,8 @@ func (r suvRuntime) makeRoom(pinned func(uint64) bool, launch bool, n int, inval
 	return nil
 }
 
-func (suvRuntime) evicts() bool { return true }
+func (suvRuntime) Evicts() bool { return true }
 
-func (r suvRuntime) freed(object int) { r.m.free(object) }
+func (r suvRuntime) Freed(object int) { r.m.free(object) }
 
-func (r suvRuntime) report(m map[string]float64) { r.m.s.suvReport(m) }
-
-// eaRuntime is Early-Adaptor: a controller per GPU that sets its tree
-// prefetcher's thresholds from the faults and evictions it sees.
-type eaRuntime struct {
-	noStages
-	ctl   []*earlyadaptor.Controller
-	seeds []uint64
-}
-
-func (r *eaRuntime) afterVictims(h int, at sim.VTimeInSec, n int) error {
-	return r.ctl[h].OnEvict(float64(at)*1e9, n)
-}
-
-// faultBatchDone feeds GPU g's controller the batch's faulted pages (each
-// once; EA's history counts faults after handling, not prefetches), which
-// may change the thresholds the next batch's prefetch uses.
-func (r *eaRuntime) faultBatchDone(g int, faults []uvmproto.FaultEntry, now sim.VTimeInSec) error {
-	r.seeds = r.seeds[:0]
-	for _, f := range faults {
-		r.seeds = append(r.seeds, f.Page)
-	}
-	slices.Sort(r.seeds)
-	r.seeds = slices.Compact(r.seeds)
-	return r.ctl[g].OnFaults(float64(now)*1e9, r.seeds)
-}
-
-func (r *eaRuntime) report(m map[string]float64) {
-	for _, c := range r.ctl {
-		st := c.Stats()
-		add(m, map[string]uint64{"ea_detections": st.Detections, "ea_evaluations": st.Evaluations,
-			"ea_risk_signals": st.RiskSignals, "ea_threshold_changes": st.Changes, "ea_decreases": st.Decreases,
-			"ea_disables": st.Disables, "ea_enables": st.Enables, "ea_blocks_disabled": st.BlocksDisabled})
-	}
-}
+func (r suvRuntime) Report(m map[string]float64) { r.m.s.suvReport(m) }

@@ -3,7 +3,6 @@ package uvm
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/sarchlab/akita/v3/sim"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/mgpu-sim/mgpu/prefetch"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/uvmproto"
-	"github.com/mgpu-sim/mgpu/uvmsmart"
 )
 
 // Service is the host UVM driver's fault-batch protocol as a pure state
@@ -31,7 +29,7 @@ import (
 type Service struct {
 	// rts are the runtimes the config turned on (UVMSmart, ObservUVM,
 	// SUV or SC, Early-Adaptor), called at every stage of a batch.
-	rts []runtime
+	rts []Runtime
 	// tracer hears of batches, shootdowns and migrations (tasks.go).
 	tracer taskTracer
 
@@ -78,10 +76,6 @@ type Service struct {
 	hw    *hardware
 	hwErr error
 
-	// smart is UVMSmart's runtime (nil: none); smartEviction is the
-	// eviction it switches to tree eviction.
-	smart         *uvmsmart.Controller
-	smartEviction *eviction.Switch
 	// observe is ObservUVM's engine and its adapter (nil: none).
 	observe *observe
 	// suv is SUV-Mgmt's adapter (nil: none).
@@ -294,7 +288,7 @@ func (s *Service) Tick(now sim.VTimeInSec) error {
 func (s *Service) Observe(e pagepolicy.Event) error {
 	if e.Kind == pagepolicy.Free && e.Object != nil {
 		for _, r := range s.rts {
-			r.freed(e.Object.ID)
+			r.Freed(e.Object.ID)
 		}
 	}
 	return s.policy.Observe(e)
@@ -403,7 +397,7 @@ func (s *Service) service(now sim.VTimeInSec) {
 		s.table.Resolve(g, f.Page, f.Write, dec, plan)
 		if plan.Action == pagepolicy.Migrate {
 			for _, r := range s.rts {
-				r.migrated(g, f.Page, fault.Object, wasHost, moveFault)
+				r.Migrated(g, f.Page, fault.Object, wasHost, MoveFault)
 			}
 		}
 		s.collect(g, plan, s.count(g, plan, wasHost), invals)
@@ -412,15 +406,15 @@ func (s *Service) service(now sim.VTimeInSec) {
 		s.prefetch(g, invals)
 	}
 	for _, r := range s.rts {
-		r.decided(g, b.counter, b.prefetched, invals)
+		r.Decided(g, b.counter, b.prefetched, invals)
 	}
 	s.evict(invals)
 	for _, r := range s.rts {
-		r.evicted(invals)
+		r.Evicted(invals)
 	}
 	if !b.counter && b.place == nil {
 		for _, r := range s.rts {
-			s.failStep(r.faultBatchDone(g, b.faults, now))
+			s.failStep(r.FaultBatchDone(g, b.faults, now))
 		}
 	}
 	if lookup > 0 {
@@ -443,7 +437,7 @@ func (s *Service) service(now sim.VTimeInSec) {
 // it. The victims' shootdowns and copy-backs join the batch's waves, so the
 // faulting GPU waits for them, as it waits for the driver to free memory.
 func (s *Service) evict(invals [][]uvmproto.Inval) {
-	if s.evictor == nil && !slices.ContainsFunc(s.rts, runtime.evicts) {
+	if s.evictor == nil && !slices.ContainsFunc(s.rts, Runtime.Evicts) {
 		return
 	}
 	b := s.cur
@@ -459,7 +453,7 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 	pinned := func(p uint64) bool { return s.pinned[p] == b.id }
 	n := len(b.faults) + len(b.pages) + len(b.prefetched)
 	for _, r := range s.rts {
-		s.failStep(r.makeRoom(pinned, b.place != nil, n, invals))
+		s.failStep(r.MakeRoom(pinned, b.place != nil, n, invals))
 	}
 	if s.evictor == nil {
 		return
@@ -471,7 +465,7 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 			continue
 		}
 		for _, r := range s.rts {
-			r.beforeVictims(h, b.servicedAt)
+			r.BeforeVictims(h, b.servicedAt)
 		}
 		s.victims = s.evictor.Victims(h, over, pinned, s.victims[:0])
 		plan.reset()
@@ -480,7 +474,7 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 			s.counters[h].Evictions++
 		}
 		for _, r := range s.rts {
-			s.failStep(r.afterVictims(h, s.cur.servicedAt, len(s.victims)))
+			s.failStep(r.AfterVictims(h, s.cur.servicedAt, len(s.victims)))
 		}
 		s.collect(h, plan, uvmproto.CauseHost, invals)
 	}
@@ -519,7 +513,7 @@ func (s *Service) prefetch(g int, invals [][]uvmproto.Inval) {
 		plan.reset()
 		s.table.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
 		s.collect(g, plan, uvmproto.CauseHost, invals)
-		s.migrated(g, p, true, movePrefetch)
+		s.migrated(g, p, true, MovePrefetch)
 		b.prefetched = append(b.prefetched, p)
 		s.counters[g].Prefetches++
 	}
@@ -538,7 +532,7 @@ func (s *Service) failStep(err error) {
 func (s *Service) Report() map[string]float64 {
 	m := map[string]float64{}
 	for _, r := range s.rts {
-		r.report(m)
+		r.Report(m)
 	}
 	if s.hw != nil {
 		s.hwReport(m)
@@ -546,8 +540,8 @@ func (s *Service) Report() map[string]float64 {
 	return m
 }
 
-// add adds counts to a report.
-func add(m map[string]float64, counts map[string]uint64) {
+// AddCounts adds counts to a Report map: a runtime's counts are uint64s.
+func AddCounts(m map[string]float64, counts map[string]uint64) {
 	for k, v := range counts {
 		m[k] += float64(v)
 	}
@@ -572,7 +566,7 @@ func (s *Service) lookupCost(dec pagepolicy.Decision) float64 {
 // notified page that thrashing control lets move.
 func (s *Service) counterBatch(g int, pages []uint64, now sim.VTimeInSec, invals [][]uvmproto.Inval) {
 	for _, r := range s.rts {
-		if r.counterBatch(g, pages, invals) {
+		if r.CounterBatch(g, pages, invals) {
 			return
 		}
 	}
@@ -582,7 +576,7 @@ func (s *Service) counterBatch(g int, pages []uint64, now sim.VTimeInSec, invals
 			continue
 		}
 		for _, r := range s.rts {
-			r.counterPage(p)
+			r.CounterPage(p)
 		}
 		s.migrateGroupPage(g, p, invals)
 	}
@@ -591,7 +585,7 @@ func (s *Service) counterBatch(g int, pages []uint64, now sim.VTimeInSec, invals
 // prefetchable reports whether every runtime lets g's prefetcher bring p.
 func (s *Service) prefetchable(g int, p uint64) bool {
 	for _, r := range s.rts {
-		if !r.prefetchable(g, p) {
+		if !r.Prefetchable(g, p) {
 			return false
 		}
 	}
@@ -599,13 +593,13 @@ func (s *Service) prefetchable(g int, p uint64) bool {
 }
 
 // migrated tells the runtimes that page p moved to g, outside a fault.
-func (s *Service) migrated(g int, p uint64, fromHost bool, cause moveCause) {
+func (s *Service) migrated(g int, p uint64, fromHost bool, cause MoveCause) {
 	if len(s.rts) == 0 {
 		return // no object lookup
 	}
 	obj := s.objectOf(p * s.pageSize)
 	for _, r := range s.rts {
-		r.migrated(g, p, obj, fromHost, cause)
+		r.Migrated(g, p, obj, fromHost, cause)
 	}
 }
 
@@ -620,33 +614,8 @@ func (s *Service) migrateGroupPage(g int, page uint64, invals [][]uvmproto.Inval
 	plan := &s.scratch
 	plan.reset()
 	s.table.Resolve(g, page, true, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
-	s.migrated(g, page, pg.Owner == Host, moveCounter)
+	s.migrated(g, page, pg.Owner == Host, MoveCounter)
 	s.collect(g, plan, uvmproto.CauseMigration, invals)
-}
-
-// smartReport adds UVMSmart's counts: each mode (1 when on) and, when on,
-// the simulated time it came on; the allocations per pattern at the last
-// decision.
-func (s *Service) smartReport(m map[string]float64) {
-	st := s.smart.Stats()
-	on := func(at float64) uint64 {
-		if at >= 0 {
-			return 1
-		}
-		return 0
-	}
-	counts := map[string]uint64{"uvmsmart_decisions": st.Decisions, "uvmsmart_remote_maps": st.RemoteMaps,
-		"uvmsmart_hot_blocks": st.Hot, "uvmsmart_zero_copy": on(st.ZeroCopyAtNs), "uvmsmart_tbn_eviction": on(st.TBNAtNs)}
-	for p, n := range st.Patterns {
-		counts["uvmsmart_allocs_"+strings.ReplaceAll(uvmsmart.Pattern(p).String(), "-", "_")] = n
-	}
-	add(m, counts)
-	if st.ZeroCopyAtNs >= 0 {
-		m["uvmsmart_zero_copy_at_ns"] = st.ZeroCopyAtNs
-	}
-	if st.TBNAtNs >= 0 {
-		m["uvmsmart_tbn_eviction_at_ns"] = st.TBNAtNs
-	}
 }
 
 // clearScratch is the service's reusable plan, emptied.

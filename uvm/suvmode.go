@@ -94,12 +94,6 @@ func (s *Service) buildSUV(b Builder) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	if s.hw != nil {
-		return fmt.Errorf("uvm.adaptive=%s plans for the driver's software fault handling: set uvm.fault_handling=software", b.cfg.Adaptive)
-	}
-	if b.policy != "on-touch" {
-		return fmt.Errorf("uvm.adaptive=%s extends on-touch migration (SUV's UVM baseline): use --policy on-touch, not %s", b.cfg.Adaptive, b.policy)
-	}
 	if !s.objects {
 		return fmt.Errorf("uvm.adaptive=%s needs the driver to know each page's object (WithObjectLookup)", b.cfg.Adaptive)
 	}
@@ -512,7 +506,7 @@ func (s *Service) wrapSUV() error {
 // suvReport adds SUV-Mgmt's (or SC's) counts.
 func (s *Service) suvReport(m map[string]float64) {
 	st := s.suv.stats
-	add(m, map[string]uint64{"suv_launches": st.Launches, "suv_pinned_hbm_pages": st.PinnedHBM,
+	AddCounts(m, map[string]uint64{"suv_launches": st.Launches, "suv_pinned_hbm_pages": st.PinnedHBM,
 		"suv_pinned_host_pages": st.PinnedHost, "suv_pooled_pages": st.Pooled, "suv_counted_pages": st.Counted,
 		"suv_prefetched_pages": st.Prefetched, "suv_iteration_evicted_pages": st.IterEvicted,
 		"suv_pool_evictions": st.PoolEvictions, "suv_ac_migrations": st.ACMigrations, "suv_ac_ignored": st.ACIgnored,
