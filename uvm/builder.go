@@ -168,7 +168,8 @@ func (b Builder) BuildService() (*Service, error) {
 		}
 	}
 	env := RuntimeEnv{Config: b.cfg, Policy: b.policy, Hardware: b.cfg.FaultHandling == HandlingHardware, GPUs: gpus,
-		Pages: b.pages, PageSize: b.pageSize, Capacity: max(0, b.capacity), Prefetch: pf, Trees: s.trees}
+		Pages: b.pages, PageSize: b.pageSize, Capacity: max(0, b.capacity), Prefetch: pf, Trees: s.trees,
+		ObjectOf: b.objectOf, Objects: b.objects, Seed: b.seed, Ops: ops{s}}
 	if _, err := s.buildRuntime(b, KeyPrefetchControl, b.cfg.PrefetchControl, env); err != nil {
 		return nil, err
 	}
@@ -181,7 +182,7 @@ func (b Builder) BuildService() (*Service, error) {
 	default:
 		return nil, fmt.Errorf("uvm.fault_handling %q: valid values are %s, %s", b.cfg.FaultHandling, HandlingSoftware, HandlingHardware)
 	}
-	if err := s.buildAdaptive(b, pf, env); err != nil {
+	if err := s.buildAdaptive(b, env); err != nil {
 		return nil, err
 	}
 	if s.hw == nil && b.capacity > 0 && uint64(b.capacity) < b.pages {
@@ -191,9 +192,6 @@ func (b Builder) BuildService() (*Service, error) {
 		ev, err := eviction.NewWith(b.cfg.Eviction, o)
 		if err != nil {
 			return nil, err
-		}
-		if s.observe != nil { // the engine's policy picks the regions
-			ev = s.observe.evictor()
 		}
 		for _, r := range s.rts {
 			if d, ok := r.(EvictionDecorator); ok {
@@ -206,8 +204,12 @@ func (b Builder) BuildService() (*Service, error) {
 		s.table.Observe(ev)
 		s.pinned = make([]uint64, b.pages)
 	}
-	if s.observe != nil && s.evictor == nil {
-		s.table.Observe(s.observe) // regions still leave a GPU for a peer
+	if s.evictor == nil { // a runtime may still watch pages come and go
+		for _, r := range s.rts {
+			if w, ok := r.(Residency); ok {
+				s.table.Observe(w)
+			}
+		}
 	}
 	if err := s.wrapSUV(); err != nil {
 		return nil, err
@@ -225,22 +227,15 @@ func (b Builder) BuildService() (*Service, error) {
 	if s.suv != nil {
 		s.policy = suvPolicy{p, s.suv}
 	}
-	if s.observe != nil {
-		s.policy = observePolicy{p, s.observe}
-	}
 	return s, nil
 }
 
 // buildAdaptive makes the oversubscription runtime uvm.adaptive names:
-// ObservUVM's engine and SUV's plans here, any other from its registered
-// constructor.
-func (s *Service) buildAdaptive(b Builder, pf prefetch.Config, env RuntimeEnv) error {
+// SUV's plans here, any other from its registered constructor.
+func (s *Service) buildAdaptive(b Builder, env RuntimeEnv) error {
 	builtin, err := s.buildRuntime(b, KeyAdaptive, b.cfg.Adaptive, env)
 	if err != nil || !builtin {
 		return err
-	}
-	if b.cfg.Adaptive == AdaptiveObservUVM {
-		return s.buildObserve(b, pf, len(s.counters))
 	}
 	return s.buildSUV(b)
 }

@@ -84,6 +84,14 @@ type RuntimeEnv struct {
 	// each GPU's prefetcher (nil when prefetching is off).
 	Prefetch prefetch.Config
 	Trees    []*prefetch.Tree
+	// ObjectOf maps a pointer to its object (-1: none); Objects reports
+	// whether it knows the allocations (else every page is allocated).
+	ObjectOf func(ptr uint64) int
+	Objects  bool
+	// Seed is the run's seed, for a runtime's random choices.
+	Seed uint64
+	// Ops acts on the driver within the batch in service.
+	Ops Ops
 }
 
 // The config keys that name a runtime: uvm.adaptive (oversubscription
@@ -123,13 +131,11 @@ func NeedsOnTouch(why string) Requirement {
 	return Requirement{Key: "policy", Value: "on-touch", Why: why}
 }
 
-// runtimes are the registered runtimes, by config key and name. ObservUVM,
-// SUV and SC have no constructor here: the Service builds them itself, as
-// they still reach into its internals.
+// runtimes are the registered runtimes, by config key and name. SUV and SC
+// have no constructor here: the Service builds them itself, as they still
+// reach into its internals (its launch placement batch).
 var runtimes = map[string]map[string]RuntimeSpec{
 	KeyAdaptive: {
-		AdaptiveObservUVM: {Requires: []Requirement{NeedsSoftware("drives the driver's software fault handling"),
-			NeedsOnTouch("manages on-touch migration (the stock driver)")}},
 		AdaptiveSUV: {Requires: suvNeeds},
 		AdaptiveSC:  {Requires: suvNeeds},
 	},
@@ -248,42 +254,6 @@ func (Stages) Evicted([][]uvmproto.Inval)                                      {
 func (Stages) FaultBatchDone(int, []uvmproto.FaultEntry, sim.VTimeInSec) error { return nil }
 func (Stages) Freed(int)                                                       {}
 func (Stages) Report(map[string]float64)                                       {}
-
-// observeRuntime is ObservUVM: it serves counter batches as observation,
-// watches faulted and prefetched regions, and acts after decisions and
-// evictions.
-type observeRuntime struct {
-	Stages
-	o *observe
-}
-
-func (r observeRuntime) CounterBatch(g int, pages []uint64, _ [][]uvmproto.Inval) bool {
-	r.o.notifiedAll(g, pages)
-	return true
-}
-
-func (r observeRuntime) Migrated(g int, p uint64, _ int, _ bool, cause MoveCause) {
-	if cause == MoveFault {
-		r.o.fault(g, p)
-	}
-}
-
-// prefetchable keeps an ObservUVM sample on the host, remote-mapped.
-func (r observeRuntime) Prefetchable(g int, p uint64) bool { return !r.o.isSample(g, p) }
-
-func (r observeRuntime) Decided(g int, counter bool, prefetched []uint64, invals [][]uvmproto.Inval) {
-	if !counter {
-		r.o.prefetched(g, prefetched)
-	}
-	r.o.apply(invals)
-}
-
-func (r observeRuntime) Evicted(invals [][]uvmproto.Inval) {
-	r.o.evicted()
-	r.o.apply(invals)
-}
-
-func (r observeRuntime) Report(m map[string]float64) { r.o.s.observeReport(m) }
 
 // suvRuntime is SUV-Mgmt (or SC): counter batches go through its
 // structure plans, its pools make room before the eviction policy, and a

@@ -76,8 +76,6 @@ type Service struct {
 	hw    *hardware
 	hwErr error
 
-	// observe is ObservUVM's engine and its adapter (nil: none).
-	observe *observe
 	// suv is SUV-Mgmt's adapter (nil: none).
 	suv *suvMode
 

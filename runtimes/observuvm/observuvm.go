@@ -1,14 +1,25 @@
-package uvm
+// Package observuvm runs ObservUVM's userspace engine in the driver
+// ("ObservUVM: Oversubscription Management in Unified Virtual Memory
+// through Sampled Observability"; its pure core is package observuvm at
+// the module root). Importing it registers uvm.adaptive core.
+package observuvm
 
 import (
 	"fmt"
 
 	"github.com/mgpu-sim/mgpu/eviction"
-	"github.com/mgpu-sim/mgpu/observuvm"
+	core "github.com/mgpu-sim/mgpu/observuvm"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/prefetch"
+	"github.com/mgpu-sim/mgpu/uvm"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
+
+func init() {
+	uvm.RegisterRuntime(uvm.KeyAdaptive, uvm.AdaptiveObservUVM, uvm.RuntimeSpec{New: New, Requires: []uvm.Requirement{
+		uvm.NeedsSoftware("drives the driver's software fault handling"),
+		uvm.NeedsOnTouch("manages on-touch migration (the stock driver)")}})
+}
 
 // observe adapts ObservUVM's engine (package observuvm) to the driver: it
 // tells the engine of faults, prefetches, evicted regions and counter
@@ -19,10 +30,12 @@ import (
 // FDP sets the tree prefetcher's threshold (SetThreshold) and RGP brings
 // whole regions ahead of a stream (PrefetchRegion).
 type observe struct {
-	s     *Service
-	e     *observuvm.Engine
-	geo   observuvm.Geometry
-	acts  []observuvm.Action
+	uvm.Stages
+	env   uvm.RuntimeEnv
+	ops   uvm.Ops
+	e     *core.Engine
+	geo   core.Geometry
+	acts  []core.Action
 	pages uint64
 	// resident counts each GPU's resident pages per region, so that a
 	// region's last page leaving is its eviction.
@@ -34,7 +47,7 @@ type observe struct {
 	// listed[r] == call marks the regions the current Victims call listed.
 	listed []uint32
 	call   uint32
-	stats  ObserveStats
+	stats  stats
 }
 
 type regionOf struct {
@@ -42,8 +55,8 @@ type regionOf struct {
 	region uint64
 }
 
-// ObserveStats are the driver's counts of ObservUVM's actions.
-type ObserveStats struct {
+// stats are the driver's counts of ObservUVM's actions.
+type stats struct {
 	SamplesOut, SamplesIn, Releases, SamplePagesOut, SamplePagesIn uint64
 	RegionPrefetches, RegionPages                                  uint64
 	// PeerSampleMaps are faults of one GPU on another's armed sample,
@@ -51,39 +64,80 @@ type ObserveStats struct {
 	PeerSampleMaps uint64
 }
 
-func (s *Service) buildObserve(b Builder, pf prefetch.Config, gpus int) error {
-	c := b.cfg.ObservUVM
-	c.Seed = b.seed // the run's one seed
+// New makes the engine over the GPUs' prefetchers. shallow (FDP, TBP, AP)
+// sets the tree prefetcher's threshold, so it needs one.
+func New(env uvm.RuntimeEnv) (uvm.Runtime, error) {
+	c := env.Config.ObservUVM
+	c.Seed = env.Seed // the run's one seed
 	if err := c.Validate(); err != nil {
-		return err
+		return nil, err
 	}
-	if c.Shallow != observuvm.ShallowOff && (s.trees == nil || pf.Policy != prefetch.TBN) {
-		return fmt.Errorf("uvm.observuvm.shallow=%s sets the tree prefetcher's threshold: set uvm.prefetch.policy=tbn (or shallow=off)", c.Shallow)
+	if c.Shallow != core.ShallowOff && (env.Trees == nil || env.Prefetch.Policy != prefetch.TBN) {
+		return nil, fmt.Errorf("uvm.core.shallow=%s sets the tree prefetcher's threshold: set uvm.prefetch.policy=tbn (or shallow=off)", c.Shallow)
 	}
-	o := &observe{s: s, pages: b.pages}
-	e, err := observuvm.NewEngine(c, observuvm.Options{GPUs: gpus, PageSize: b.pageSize, Resident: o.sampleable,
-		Allocations: allocations(b)})
+	o := &observe{env: env, ops: env.Ops, pages: env.Pages}
+	e, err := core.NewEngine(c, core.Options{GPUs: env.GPUs, PageSize: env.PageSize, Resident: o.sampleable,
+		Allocations: allocations(env)})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	o.e, o.geo = e, e.Geometry()
-	regions := (b.pages + o.geo.PagesPerRegion - 1) / o.geo.PagesPerRegion
+	regions := (env.Pages + o.geo.PagesPerRegion - 1) / o.geo.PagesPerRegion
 	o.listed = make([]uint32, regions)
-	for g := 0; g < gpus; g++ {
+	for g := 0; g < env.GPUs; g++ {
 		o.resident = append(o.resident, make([]int32, regions))
-		if s.trees != nil {
-			s.trees[g].SetAllThresholds(e.Threshold(g))
+		if env.Trees != nil {
+			env.Trees[g].SetAllThresholds(e.Threshold(g))
 		}
 	}
-	s.observe = o
-	s.rts = append(s.rts, observeRuntime{o: o})
-	return nil
+	return o, nil
 }
+
+// CounterBatch serves a counter batch as observation.
+func (o *observe) CounterBatch(g int, pages []uint64, _ [][]uvmproto.Inval) bool {
+	o.notifiedAll(g, pages)
+	return true
+}
+
+// Migrated tells the engine of demand faults.
+func (o *observe) Migrated(g int, p uint64, _ int, _ bool, cause uvm.MoveCause) {
+	if cause == uvm.MoveFault {
+		o.fault(g, p)
+	}
+}
+
+// Prefetchable keeps an ObservUVM sample on the host, remote-mapped.
+func (o *observe) Prefetchable(g int, p uint64) bool { return !o.isSample(g, p) }
+
+// Decided tells the engine of the batch's prefetches and carries out what
+// it asks.
+func (o *observe) Decided(g int, counter bool, prefetched []uint64, invals [][]uvmproto.Inval) {
+	if !counter {
+		o.prefetched(g, prefetched)
+	}
+	o.apply(invals)
+}
+
+// Evicted tells the engine of the regions that left and carries out what
+// it asks.
+func (o *observe) Evicted(invals [][]uvmproto.Inval) {
+	o.evicted()
+	o.apply(invals)
+}
+
+// DecorateEviction replaces the driver's eviction: the engine's policy
+// picks the regions.
+func (o *observe) DecorateEviction(eviction.Policy, eviction.Options) (eviction.Policy, error) {
+	return o.evictor(), nil
+}
+
+// DecoratePolicy keeps other GPUs' samples on the host (observePolicy).
+func (o *observe) DecoratePolicy(p pagepolicy.Policy) pagepolicy.Policy { return observePolicy{p, o} }
 
 // evictor is the eviction policy that asks the engine: with an oracle
 // policy, one that also reports every access.
 func (o *observe) evictor() eviction.Policy {
-	if o.s.cfg.ObservUVM.Policy == observuvm.OracleLRU {
+	if o.env.Config.ObservUVM.Policy == core.OracleLRU {
 		return oracleEvictor{o}
 	}
 	return o
@@ -91,11 +145,7 @@ func (o *observe) evictor() eviction.Policy {
 
 // sampleable: page is on g and not pinned by the batch.
 func (o *observe) sampleable(g int, page uint64) bool {
-	s := o.s
-	if s.table.Page(page).Copies&(1<<uint(g)) == 0 {
-		return false
-	}
-	return s.pinned == nil || s.cur == nil || s.pinned[page] != s.cur.id
+	return o.ops.Table().Page(page).Copies&(1<<uint(g)) != 0 && !o.ops.Pinned(page)
 }
 
 func (o *observe) Placed(g int, p uint64) { o.resident[g][o.geo.Region(p)]++ }
@@ -123,7 +173,7 @@ func (o *observe) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []ui
 		}
 		lo, hi := o.regionPages(r)
 		for p := lo; p < hi; p++ {
-			if o.s.table.Page(p).Copies&bit != 0 && !pinned(p) {
+			if o.ops.Table().Page(p).Copies&bit != 0 && !pinned(p) {
 				return false
 			}
 		}
@@ -137,7 +187,7 @@ func (o *observe) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []ui
 		o.listed[r] = o.call
 		lo, hi := o.regionPages(r)
 		for p := lo; p < hi; p++ {
-			if o.s.table.Page(p).Copies&bit != 0 && !pinned(p) {
+			if o.ops.Table().Page(p).Copies&bit != 0 && !pinned(p) {
 				dst = append(dst, p)
 			}
 		}
@@ -182,11 +232,11 @@ func (o *observe) prefetched(g int, pages []uint64) {
 // offered that many: a notification is one counter reaching the
 // threshold, not one access.
 func (o *observe) notified(g int, page uint64) {
-	src := observuvm.HostSource()
-	if h := o.s.table.Page(page).Owner; h != Host {
-		src = observuvm.PeerSource(h)
+	src := core.HostSource()
+	if h := o.ops.Table().Page(page).Owner; h != uvm.Host {
+		src = core.PeerSource(h)
 	}
-	for i := 0; i < o.s.cfg.ObservUVM.CounterThreshold; i++ {
+	for i := 0; i < o.env.Config.ObservUVM.CounterThreshold; i++ {
 		o.acts = o.e.OnRemoteAccess(g, page, src, o.acts)
 	}
 }
@@ -218,59 +268,56 @@ func (o *observe) evicted() {
 // its shootdowns, copies and mappings; the pages it moves in join the
 // batch's pinned pages.
 func (o *observe) apply(invals [][]uvmproto.Inval) {
-	s := o.s
-	plan := &s.scratch
+	t := o.ops.Table()
 	for i := 0; i < len(o.acts); i++ {
 		a := o.acts[i]
 		bit := uint64(1) << uint(a.GPU)
 		switch a.Kind {
-		case observuvm.SampleOut:
+		case core.SampleOut:
 			o.stats.SamplesOut++
 			o.sampling = true
 			for p := a.First; p < a.First+a.Pages && p < o.pages; p++ {
-				pg := s.table.Page(p)
+				pg := t.Page(p)
 				if pg.Copies&bit == 0 {
 					continue
 				}
-				plan.reset()
-				s.table.Evict(a.GPU, p, plan)
-				if s.table.Page(p).Owner == Host {
-					s.table.Resolve(a.GPU, p, false, pagepolicy.Decision{Action: pagepolicy.MapRemote, Bits: pg.Bits, HostRemote: true}, plan)
+				plan := o.ops.Plan()
+				t.Evict(a.GPU, p, plan)
+				if t.Page(p).Owner == uvm.Host {
+					t.Resolve(a.GPU, p, false, pagepolicy.Decision{Action: pagepolicy.MapRemote, Bits: pg.Bits, HostRemote: true}, plan)
 				}
-				s.collect(a.GPU, plan, uvmproto.CauseHost, invals)
+				o.ops.Carry(a.GPU, plan, uvmproto.CauseHost, invals)
 				o.stats.SamplePagesOut++
 			}
 			o.sampling = false
-		case observuvm.SampleIn:
+		case core.SampleIn:
 			o.stats.SamplesIn++
 			for p := a.First; p < a.First+a.Pages && p < o.pages; p++ {
-				pg := s.table.Page(p)
-				if pg.Owner != Host || pg.Remote&bit == 0 {
+				pg := t.Page(p)
+				if pg.Owner != uvm.Host || pg.Remote&bit == 0 {
 					continue
 				}
-				plan.reset()
-				s.table.Resolve(a.GPU, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
-				s.collect(a.GPU, plan, uvmproto.CauseHost, invals)
-				if s.cur != nil {
-					s.cur.prefetched = append(s.cur.prefetched, p) // pinned with the batch
-				}
+				plan := o.ops.Plan()
+				t.Resolve(a.GPU, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
+				o.ops.Carry(a.GPU, plan, uvmproto.CauseHost, invals)
+				o.ops.Pin(p)
 				o.stats.SamplePagesIn++
 			}
-		case observuvm.Release:
+		case core.Release:
 			o.stats.Releases++
 			for p := a.First; p < a.First+a.Pages && p < o.pages; p++ {
-				plan.reset()
-				s.table.Unmap(a.GPU, p, plan)
-				s.collect(a.GPU, plan, uvmproto.CauseHost, invals)
+				plan := o.ops.Plan()
+				t.Unmap(a.GPU, p, plan)
+				o.ops.Carry(a.GPU, plan, uvmproto.CauseHost, invals)
 			}
-		case observuvm.PrefetchRegion:
+		case core.PrefetchRegion:
 			o.prefetchRegion(a, invals)
-		case observuvm.SetThreshold:
-			if s.trees != nil {
-				s.trees[a.GPU].SetAllThresholds(a.Threshold)
+		case core.SetThreshold:
+			if o.env.Trees != nil {
+				o.env.Trees[a.GPU].SetAllThresholds(a.Threshold)
 			}
 		default:
-			s.fail(fmt.Errorf("uvm: ObservUVM action %v is not carried out by the driver", a.Kind))
+			o.ops.Fail(fmt.Errorf("uvm: ObservUVM action %v is not carried out by the driver", a.Kind))
 		}
 	}
 	o.acts = o.acts[:0]
@@ -280,35 +327,32 @@ func (o *observe) apply(invals [][]uvmproto.Inval) {
 // the host alone come to the GPU, except the trigger block, which stays on
 // the host, remote-mapped, so that an access to it notifies; the engine
 // then hears of the prefetch as of any other.
-func (o *observe) prefetchRegion(a observuvm.Action, invals [][]uvmproto.Inval) {
-	s := o.s
+func (o *observe) prefetchRegion(a core.Action, invals [][]uvmproto.Inval) {
+	t, env := o.ops.Table(), o.env
 	g, bit := a.GPU, uint64(1)<<uint(a.GPU)
-	plan := &s.scratch
 	lo, hi := o.regionPages(a.Region)
 	var blocks uint64
 	o.stats.RegionPrefetches++
 	for p := lo; p < hi; p++ {
-		pg := s.table.Page(p)
-		if pg.Owner != Host || pg.Copies != 0 || s.objects && s.objectOf(p*s.pageSize) < 0 {
+		pg := t.Page(p)
+		if pg.Owner != uvm.Host || pg.Copies != 0 || env.Objects && env.ObjectOf(p*env.PageSize) < 0 {
 			continue
 		}
-		plan.reset()
+		plan := o.ops.Plan()
 		if p >= a.First && p < a.First+a.Pages {
 			if pg.Remote&bit == 0 {
-				s.table.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.MapRemote, Bits: pg.Bits, HostRemote: true}, plan)
-				s.collect(g, plan, uvmproto.CauseHost, invals)
+				t.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.MapRemote, Bits: pg.Bits, HostRemote: true}, plan)
+				o.ops.Carry(g, plan, uvmproto.CauseHost, invals)
 			}
 			continue
 		}
 		if o.isSample(g, p) {
 			continue
 		}
-		s.table.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
-		s.collect(g, plan, uvmproto.CauseHost, invals)
-		if s.cur != nil {
-			s.cur.prefetched = append(s.cur.prefetched, p) // pinned with the batch
-		}
-		s.counters[g].Prefetches++
+		t.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
+		o.ops.Carry(g, plan, uvmproto.CauseHost, invals)
+		o.ops.Pin(p)
+		o.ops.Counters(g).Prefetches++
 		o.stats.RegionPages++
 		blocks |= 1 << uint(o.geo.Block(p))
 	}
@@ -319,21 +363,21 @@ func (o *observe) prefetchRegion(a observuvm.Action, invals [][]uvmproto.Inval) 
 
 // allocations are the footprint's allocations as page ranges, for RGP's
 // streams, from the object lookup (one range of every page without it).
-func allocations(b Builder) []observuvm.Range {
-	if !b.objects {
+func allocations(env uvm.RuntimeEnv) []core.Range {
+	if !env.Objects {
 		return nil
 	}
-	var out []observuvm.Range
+	var out []core.Range
 	cur := -1
-	for p := uint64(0); p < b.pages; p++ {
-		obj := b.objectOf(p * b.pageSize)
+	for p := uint64(0); p < env.Pages; p++ {
+		obj := env.ObjectOf(p * env.PageSize)
 		switch {
 		case obj < 0:
 			cur = -1
 		case obj == cur && len(out) > 0:
 			out[len(out)-1].Pages++
 		default:
-			out = append(out, observuvm.Range{First: p, Pages: 1})
+			out = append(out, core.Range{First: p, Pages: 1})
 			cur = obj
 		}
 	}
@@ -365,17 +409,16 @@ type observePolicy struct {
 }
 
 func (w observePolicy) Decide(f pagepolicy.Fault, pg pagepolicy.Page) pagepolicy.Decision {
-	if pg.Owner == Host && len(w.o.resident) > 1 && w.o.sampledElsewhere(f.GPU, f.Page) {
+	if pg.Owner == uvm.Host && len(w.o.resident) > 1 && w.o.sampledElsewhere(f.GPU, f.Page) {
 		w.o.stats.PeerSampleMaps++
 		return pagepolicy.Decision{Action: pagepolicy.MapRemote, HostRemote: true, Bits: pg.Bits}
 	}
 	return w.Policy.Decide(f, pg)
 }
 
-// observeReport adds ObservUVM's counts, summed over GPUs: the engine's,
-// the observer's and the driver's.
-func (s *Service) observeReport(r map[string]float64) {
-	o := s.observe
+// Report adds ObservUVM's counts, summed over GPUs: the engine's, the
+// observer's and the driver's.
+func (o *observe) Report(r map[string]float64) {
 	m := map[string]uint64{"observuvm_samples_out": o.stats.SamplesOut, "observuvm_samples_in": o.stats.SamplesIn,
 		"observuvm_releases": o.stats.Releases, "observuvm_sample_pages_out": o.stats.SamplePagesOut,
 		"observuvm_sample_pages_in": o.stats.SamplePagesIn, "observuvm_region_prefetches": o.stats.RegionPrefetches,
@@ -389,5 +432,5 @@ func (s *Service) observeReport(r map[string]float64) {
 			m[k] += v
 		}
 	}
-	AddCounts(r, m)
+	uvm.AddCounts(r, m)
 }
