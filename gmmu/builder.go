@@ -12,6 +12,7 @@ import (
 // Builder makes a GMMU, after Akita's builder style.
 type Builder struct {
 	engine   sim.Engine
+	early    bool // dated sends go at once (WithEarlyDatedSends)
 	cfg      Config
 	id       int
 	pageSize uint64
@@ -68,6 +69,11 @@ func (b Builder) WithBufferSize(n int) Builder { b.bufSize = n; return b }
 // would never be ticked again: give it a cycle there.
 func (b Builder) WithRecvDelay(d sim.VTimeInSec) Builder { b.delay = d; return b }
 
+// WithEarlyDatedSends hands a message sent for a later time to the
+// connection at once, its SendTime in the future, as mgpu did before
+// link.future_sends=hold (its reserve); by default it waits until due.
+func (b Builder) WithEarlyDatedSends(on bool) Builder { b.early = on; return b }
+
 // Build makes the GMMU named name, e.g. "GPU[0].GMMU".
 func (b Builder) Build(name string) (*Comp, error) {
 	if b.engine == nil {
@@ -100,5 +106,7 @@ func (b Builder) Build(name string) (*Comp, error) {
 	m.top = sim.NewLimitNumMsgPort(m, b.bufSize, name+".Top")
 	m.AddPort("Top", m.top)
 	m.out, m.topOut = uvmproto.NewOutbox(m.port, b.engine), uvmproto.NewOutbox(m.top, b.engine)
+	m.out.SendEarly(b.early)
+	m.topOut.SendEarly(b.early)
 	return m, nil
 }

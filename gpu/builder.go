@@ -14,6 +14,7 @@ import (
 // Builder makes a GPU, after Akita's builder style.
 type Builder struct {
 	engine   sim.Engine
+	early    bool // dated sends go at once (WithEarlyDatedSends)
 	cfg      Config
 	id, gpus int
 	pageSize uint64
@@ -79,6 +80,11 @@ func (b Builder) WithBufferSize(n int) Builder { b.bufSize = n; return b }
 // would never be ticked again: give it a cycle there.
 func (b Builder) WithRecvDelay(d sim.VTimeInSec) Builder { b.delay = d; return b }
 
+// WithEarlyDatedSends hands a message sent for a later time to the
+// connection at once, its SendTime in the future, as mgpu did before
+// link.future_sends=hold (its reserve); by default it waits until due.
+func (b Builder) WithEarlyDatedSends(on bool) Builder { b.early = on; return b }
+
 // WithCheck turns on internal assertions (the coherence checking mode).
 func (b Builder) WithCheck(on bool) Builder { b.check = on; return b }
 
@@ -141,10 +147,12 @@ func (b Builder) Build(name string) (*Comp, error) {
 	g.port = sim.NewLimitNumMsgPort(g, b.bufSize, name+".NVLink")
 	g.AddPort("NVLink", g.port)
 	g.out = uvmproto.NewOutbox(g.port, b.engine)
+	g.out.SendEarly(b.early)
 	g.build = uvmproto.MakeBuilder().WithPageSize(b.pageSize)
 	g.hostPort = sim.NewLimitNumMsgPort(g, b.bufSize, name+".PCIe")
 	g.AddPort("PCIe", g.hostPort)
 	g.hostOut = uvmproto.NewOutbox(g.hostPort, b.engine)
+	g.hostOut.SendEarly(b.early)
 	g.cur = new(inflight)
 	g.remoteLines = make([][]uint64, b.gpus+1) // one per GPU, then host memory
 	for i := range g.remoteLines {

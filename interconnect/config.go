@@ -44,15 +44,16 @@ type Config struct {
 	SwitchLatencyNs float64 `yaml:"switch_latency_ns" doc:"added latency through the NVSwitch topology (not in papers; 100)"`
 	// Bytes of header on every message (request or data).
 	HeaderBytes int `yaml:"header_bytes" doc:"bytes of header per message (not in papers; 16)"`
-	// What a link does with a message dated later than now (a shootdown's
-	// acknowledgement sent for when the drain ends, a host line for when
-	// DRAM answers). reserve, the links before this key, books its lane
-	// from its date on at once, so messages handed over after it but due
-	// earlier queue behind a message not yet sent: head-of-line blocking
-	// no wire has. hold takes it onto its lane when it is due, as the
-	// sender would send it. Found while embedding (issue 32); hold is the
-	// default, reserve stays to reproduce the tables measured before it.
-	FutureSends string `yaml:"future_sends" doc:"a message dated later than now: reserve (books its lane from its date at once, so later messages due earlier queue behind it; the links before this key) | hold (joins its lane when due; default)"`
+	// What happens to a message sent for a later time (a shootdown's
+	// acknowledgement for when the drain ends, a host line for when DRAM
+	// answers). hold: the sender keeps it until due (uvmproto.Outbox), and
+	// a link holds a dated message from another model likewise. reserve,
+	// the behaviour before this key: the sender hands it over at once and
+	// the link books its lane from its date, so messages handed over after
+	// it but due earlier queue behind a message not yet sent: head-of-line
+	// blocking no wire has. Found while embedding (issue 32); reserve stays
+	// to reproduce the tables measured before the fix.
+	FutureSends string `yaml:"future_sends" doc:"a message sent for later: hold (waits in its sender until due; default) | reserve (handed to the link at once, which books its lane from its date, so messages due earlier queue behind it; before this key)"`
 }
 
 // The values of future_sends.

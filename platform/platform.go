@@ -224,10 +224,13 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		cptr[i] = &s.counters[i]
 	}
 	bufSize, delay := 1<<16, sim.VTimeInSec(0)
+	// A dated send waits in its sender until due, unless the links are to
+	// book it at once (reserve, to reproduce the tables before the fix).
+	early := c.Link.FutureSends == interconnect.FutureReserve
 	if s.opts.directBuffer > 0 {
 		bufSize, delay = s.opts.directBuffer, sim.VTimeInSec(1e-9)
 	}
-	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithBufferSize(bufSize).WithRecvDelay(delay).WithGPUs(n).WithConfig(c.UVM).WithSeed(s.opts.Seed).WithMoveObserver(s.opts.Moves).WithLineSize(int(c.GPU.LineSize)).WithClockMHz(c.GPU.FreqMHz).WithPolicy(s.opts.Policy, c.Policy).
+	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithBufferSize(bufSize).WithRecvDelay(delay).WithEarlyDatedSends(early).WithGPUs(n).WithConfig(c.UVM).WithSeed(s.opts.Seed).WithMoveObserver(s.opts.Moves).WithLineSize(int(c.GPU.LineSize)).WithClockMHz(c.GPU.FreqMHz).WithPolicy(s.opts.Policy, c.Policy).
 		WithPages(pageSize, pages).WithCounters(cptr).WithCapacity(s.capacity).WithLogger(s.log).
 		WithObjectLookup(func(ptr uint64) int {
 			if o := s.alloc.ObjectAt(objtable.Strip(ptr)); o != nil {
@@ -256,14 +259,14 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 	for i := 0; i < n; i++ {
 		m, err := gmmu.MakeBuilder().WithEngine(s.engine).WithConfig(c.GMMU).WithGPUID(i).
 			WithPages(pageSize, pages).WithFaultBatch(c.UVM.FaultBatch).WithFreqMHz(c.GPU.FreqMHz).
-			WithCounters(cptr[i]).WithBufferSize(bufSize).WithRecvDelay(delay).Build(fmt.Sprintf("GPU[%d].GMMU", i))
+			WithCounters(cptr[i]).WithBufferSize(bufSize).WithRecvDelay(delay).WithEarlyDatedSends(early).Build(fmt.Sprintf("GPU[%d].GMMU", i))
 		if err != nil {
 			return err
 		}
 		g, err := gpu.MakeBuilder().WithEngine(s.engine).WithConfig(c.GPU).WithID(i, n).
 			WithPages(pageSize, pages).WithStats(cptr[i], &s.stalls[i]).WithCheck(c.Check).
 			WithAccessCounters(accessCounters(c)).WithLatchedCounters(c.UVM.Adaptive == uvm.AdaptiveObservUVM).
-			WithRecency(recency).WithBufferSize(bufSize).WithRecvDelay(delay).
+			WithRecency(recency).WithBufferSize(bufSize).WithRecvDelay(delay).WithEarlyDatedSends(early).
 			Build(fmt.Sprintf("GPU[%d]", i))
 		if err != nil {
 			return err

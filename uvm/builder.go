@@ -18,6 +18,7 @@ import (
 // style.
 type Builder struct {
 	engine   sim.Engine
+	early    bool // dated sends go at once (WithEarlyDatedSends)
 	cfg      Config
 	policy   string
 	polCfg   pagepolicy.Config
@@ -100,6 +101,11 @@ func (b Builder) WithBufferSize(n int) Builder { b.bufSize = n; return b }
 // component that retrieves in the same instant a tick found its buffer full
 // would never be ticked again: give it a cycle there.
 func (b Builder) WithRecvDelay(d sim.VTimeInSec) Builder { b.delay = d; return b }
+
+// WithEarlyDatedSends hands a message sent for a later time to the
+// connection at once, its SendTime in the future, as mgpu did before
+// link.future_sends=hold (its reserve); by default it waits until due.
+func (b Builder) WithEarlyDatedSends(on bool) Builder { b.early = on; return b }
 
 // WithLineSize sets the cache-line size of zero-copy host accesses.
 func (b Builder) WithLineSize(n int) Builder { b.line = n; return b }
@@ -260,7 +266,9 @@ func (b Builder) Build(name string) (*Driver, error) {
 		lineBytes: line, hostMem: sim.VTimeInSec(b.cfg.HostMemoryNs * 1e-9)}
 	d.port = sim.NewLimitNumMsgPort(d, b.bufSize, name+".PCIe")
 	d.AddPort("PCIe", d.port)
-	d.out = uvmproto.NewOutbox(d.port, b.engine)
+	out := uvmproto.NewOutbox(d.port, b.engine)
+	out.SendEarly(b.early)
+	d.out = out
 	svc.tracer = driverTasks{d}
 	return d, nil
 }

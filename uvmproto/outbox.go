@@ -9,26 +9,55 @@ import "github.com/sarchlab/akita/v3/sim"
 // buffered sender. mgpu's own links never refuse, so there the outbox is
 // only a pass-through and costs no event.
 //
-// A message may carry a SendTime later than the current time (a reply sent
-// when a drain or a DRAM access completes); mgpu's links honour it. A
-// retried message keeps its SendTime unless that has passed.
+// A message sent for a later time (a reply when a drain or a DRAM access
+// completes) waits in the outbox, on an event of its own, until it is due:
+// no connection sees a SendTime in the future, so Akita's DirectConnection
+// delivers it on time. A retried message keeps its SendTime unless that
+// has passed.
 type Outbox struct {
 	port    sim.Port
-	engine  sim.EventScheduler
+	engine  Scheduler
 	queue   []sim.Msg
 	pending bool // a retry event is scheduled
 	refused uint64
+	// early hands a dated message to the connection at once, SendTime in
+	// the future, for mgpu's links to honour (link.future_sends=reserve).
+	early bool
 }
 
-// NewOutbox makes the outbox of port; engine schedules its retries.
-func NewOutbox(port sim.Port, engine sim.EventScheduler) *Outbox {
+// Scheduler is the engine an Outbox schedules its retries and dated sends
+// on; every sim.Engine is one.
+type Scheduler interface {
+	sim.EventScheduler
+	sim.TimeTeller
+}
+
+// NewOutbox makes the outbox of port; engine schedules its retries and
+// dated sends.
+func NewOutbox(port sim.Port, engine Scheduler) *Outbox {
 	return &Outbox{port: port, engine: engine}
 }
 
-// Send addresses msg to dst, leaving at at, and sends it or queues it.
+// SendEarly makes the outbox hand a dated message to the connection at
+// once, SendTime in the future (mgpu's links before link.future_sends=hold
+// was the default; a connection that does not honour SendTime delivers it
+// early).
+func (o *Outbox) SendEarly(on bool) { o.early = on }
+
+// Send addresses msg to dst, leaving at at, and sends it or queues it; a
+// message for later waits in the outbox until at.
 func (o *Outbox) Send(msg sim.Msg, dst sim.Port, at sim.VTimeInSec) {
 	m := msg.Meta()
 	m.Src, m.Dst, m.SendTime = o.port, dst, at
+	if !o.early && at > o.engine.CurrentTime() {
+		o.engine.Schedule(&datedEvent{t: at, o: o, msg: msg})
+		return
+	}
+	o.send(msg)
+}
+
+// send sends msg now, or queues it behind those the port refused.
+func (o *Outbox) send(msg sim.Msg) {
 	if len(o.queue) == 0 && o.port.Send(msg) == nil {
 		return
 	}
@@ -49,9 +78,13 @@ func (o *Outbox) PortFree(now sim.VTimeInSec) {
 	o.engine.Schedule(&retryEvent{t: now, o: o})
 }
 
-// Handle runs a scheduled retry: the queued messages go, oldest first,
-// until the port refuses again.
+// Handle sends a dated message that is due, or runs a scheduled retry:
+// the queued messages go, oldest first, until the port refuses again.
 func (o *Outbox) Handle(e sim.Event) error {
+	if d, ok := e.(*datedEvent); ok {
+		o.send(d.msg)
+		return nil
+	}
 	o.pending = false
 	now := e.Time()
 	n := 0
@@ -83,3 +116,14 @@ type retryEvent struct {
 func (e *retryEvent) Time() sim.VTimeInSec { return e.t }
 func (e *retryEvent) Handler() sim.Handler { return e.o }
 func (e *retryEvent) IsSecondary() bool    { return false }
+
+// datedEvent sends a message held until its SendTime.
+type datedEvent struct {
+	t   sim.VTimeInSec
+	o   *Outbox
+	msg sim.Msg
+}
+
+func (e *datedEvent) Time() sim.VTimeInSec { return e.t }
+func (e *datedEvent) Handler() sim.Handler { return e.o }
+func (e *datedEvent) IsSecondary() bool    { return false }
