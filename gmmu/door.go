@@ -12,18 +12,32 @@ import (
 
 // The door for other Akita models: Akita's own translation protocol on the
 // Top port. A request is walked like any TLB miss; a mapped page is
-// answered when the walk ends; an unmapped one raises a read fault (Akita's
-// request carries no access type) and is answered when the driver has
-// resolved it. A request may carry an OASIS pointer tag (objtable.Tagging)
+// answered when the walk ends; an unmapped one raises a far fault and is
+// answered when the driver has resolved it. Akita's vm.TranslationReq is a
+// read (it carries no access type); an AccessReq with Write set is a store,
+// which a page mapped read-only (a duplication replica, a first read-only
+// copy) answers only after a protection fault has made it writable, as the
+// driver collapses the replicas. Answers carry no permission (Akita's
+// vm.Page has none), so a requester must ask again with Write before a
+// store through a translation it got for a read. A request may carry an OASIS pointer tag (objtable.Tagging)
 // above the 48 address bits: the page is found from the address below it,
 // the fault carries the tagged pointer, so that OASIS reads the object ID
 // from it, and the answer keeps the tag, so that the requester's TLB finds
 // the entry under the address it asked for.
 
+// AccessReq is a translation request for an access of a known type, for
+// a requester that stores: vm.TranslationReq cannot say it writes. The
+// answer is a vm.TranslationRsp like any other.
+type AccessReq struct {
+	vm.TranslationReq
+	Write bool
+}
+
 type walkEvent struct {
-	t   sim.VTimeInSec
-	h   sim.Handler
-	req *vm.TranslationReq
+	t     sim.VTimeInSec
+	h     sim.Handler
+	req   *vm.TranslationReq
+	write bool
 }
 
 func (e *walkEvent) Time() sim.VTimeInSec { return e.t }
@@ -31,15 +45,21 @@ func (e *walkEvent) Handler() sim.Handler { return e.h }
 func (e *walkEvent) IsSecondary() bool    { return false }
 
 func (m *Comp) translate(now sim.VTimeInSec, msg sim.Msg) error {
-	req, ok := msg.(*vm.TranslationReq)
-	if !ok {
-		return fmt.Errorf("unexpected message %T on Top: it takes vm.TranslationReq", msg)
+	var req *vm.TranslationReq
+	write := false
+	switch r := msg.(type) {
+	case *vm.TranslationReq:
+		req = r
+	case *AccessReq:
+		req, write = &r.TranslationReq, r.Write
+	default:
+		return fmt.Errorf("unexpected message %T on Top: it takes vm.TranslationReq or gmmu.AccessReq", msg)
 	}
 	page, err := m.pageOf(req.VAddr)
 	if err != nil {
 		return err
 	}
-	m.engine.Schedule(&walkEvent{t: m.Walk(now, page), h: m, req: req})
+	m.engine.Schedule(&walkEvent{t: m.Walk(now, page), h: m, req: req, write: write})
 	return nil
 }
 
@@ -53,22 +73,33 @@ func (m *Comp) pageOf(ptr uint64) (uint64, error) {
 
 func (m *Comp) walked(now sim.VTimeInSec, ev *walkEvent) {
 	page, _ := m.pageOf(ev.req.VAddr)
-	if m.table[page].Kind.Readable() {
+	kind := m.table[page].Kind
+	if kind.Writable() || kind.Readable() && !ev.write {
 		m.respond(now, ev.req, page)
 		return
 	}
-	m.Fault(now, uvmproto.FaultEntry{Page: page, Ptr: ev.req.VAddr}, doorWaiter{m: m, req: ev.req, page: page})
+	m.Fault(now, uvmproto.FaultEntry{Page: page, Ptr: ev.req.VAddr, Write: ev.write, Protection: kind.Readable()},
+		doorWaiter{m: m, req: ev.req, page: page, write: ev.write})
 }
 
 // doorWaiter answers a translation request once its fault is resolved.
 type doorWaiter struct {
-	m    *Comp
-	req  *vm.TranslationReq
-	page uint64
+	m     *Comp
+	req   *vm.TranslationReq
+	page  uint64
+	write bool
 }
 
+// Resolved answers the request, unless a store waited on a fault that left
+// the page read-only (it coalesced with a read's): then the request is
+// walked again, as a GPU replays the store, and raises a protection fault.
 func (w doorWaiter) Resolved(now sim.VTimeInSec, _ uvmproto.Resolution) {
-	w.m.respond(now, w.req, w.page)
+	m := w.m
+	if w.write && !m.table[w.page].Kind.Writable() {
+		m.engine.Schedule(&walkEvent{t: m.Walk(now, w.page), h: m, req: w.req, write: true})
+		return
+	}
+	m.respond(now, w.req, w.page)
 }
 
 // respond answers req. mgpu does not model physical addresses: PAddr is

@@ -13,27 +13,28 @@ import (
 	"github.com/mgpu-sim/mgpu/uvm"
 )
 
-// tagRecorder keeps the answer to its request.
+// tagRecorder keeps the answers to its requests.
 type tagRecorder struct {
 	*sim.ComponentBase
 	port sim.Port
-	rsp  *vm.TranslationRsp
+	rsps []*vm.TranslationRsp
 }
 
 func (r *tagRecorder) NotifyRecv(now sim.VTimeInSec, p sim.Port) {
-	r.rsp = p.Retrieve(now).(*vm.TranslationRsp)
+	for m := p.Retrieve(now); m != nil; m = p.Retrieve(now) {
+		r.rsps = append(r.rsps, m.(*vm.TranslationRsp))
+	}
 }
 func (r *tagRecorder) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 func (r *tagRecorder) Handle(sim.Event) error                  { return nil }
 
-// A request through Top with an OASIS pointer tag above the address is
-// served (issue 32: it was "outside the managed range"), and the answer
-// keeps the tag so that the requester's TLB finds it under the address it
-// asked for.
-func TestTopStripsThePointerTag(t *testing.T) {
+// topSystem is one GPU's GMMU (16 pages from VA 0x100000) and the driver
+// under policy, with a recorder on the GMMU's Top port.
+func topSystem(t *testing.T, policy string) (*engine.Engine, *gmmu.Comp, *uvm.Driver, *tagRecorder) {
+	t.Helper()
 	e := engine.New()
 	driver, err := uvm.MakeBuilder().WithEngine(e).WithGPUs(1).
-		WithPolicy("on-touch", pagepolicy.DefaultConfig()).WithPages(4096, 16).Build("Driver")
+		WithPolicy(policy, pagepolicy.DefaultConfig()).WithPages(4096, 16).Build("Driver")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,15 @@ func TestTopStripsThePointerTag(t *testing.T) {
 	top.PlugIn(mmu.Top(), 4)
 	mmu.SetDriver(driver.Port())
 	driver.ConnectGPU(0, mmu.Port())
+	return e, mmu, driver, r
+}
 
+// A request through Top with an OASIS pointer tag above the address is
+// served (issue 32: it was "outside the managed range"), and the answer
+// keeps the tag so that the requester's TLB finds it under the address it
+// asked for.
+func TestTopStripsThePointerTag(t *testing.T) {
+	e, mmu, driver, r := topSystem(t, "on-touch")
 	tag := objtable.Tagging{IDBits: 4, ConfigBit: 1}
 	ptr := tag.Encode(0x100000+3*4096+64, 5)
 	req := vm.TranslationReqBuilder{}.WithSrc(r.port).WithDst(mmu.Top()).WithVAddr(ptr).Build()
@@ -62,13 +71,57 @@ func TestTopStripsThePointerTag(t *testing.T) {
 	if err := e.Run(); err != nil {
 		t.Fatal(err)
 	}
-	if r.rsp == nil || !r.rsp.Page.Valid {
-		t.Fatalf("no valid answer: %+v (errors %v, %v)", r.rsp, mmu.Err(), driver.Err())
+	if len(r.rsps) != 1 || !r.rsps[0].Page.Valid {
+		t.Fatalf("no valid answer: %+v (errors %v, %v)", r.rsps, mmu.Err(), driver.Err())
 	}
-	if want := ptr - 64; r.rsp.Page.VAddr != want || r.rsp.Page.PAddr != 0x100000+3*4096 {
-		t.Errorf("answer VA %#x PA %#x, want VA %#x (tag kept) and PA %#x", r.rsp.Page.VAddr, r.rsp.Page.PAddr, want, 0x100000+3*4096)
+	if got, want := r.rsps[0].Page, ptr-64; got.VAddr != want || got.PAddr != 0x100000+3*4096 {
+		t.Errorf("answer VA %#x PA %#x, want VA %#x (tag kept) and PA %#x", got.VAddr, got.PAddr, want, 0x100000+3*4096)
 	}
 	if n := mmu.Counters().PageFaults; n != 1 || !mmu.Entry(3).Kind.Readable() {
 		t.Errorf("page 3: %d far faults, entry %+v; want one fault and a readable entry", n, mmu.Entry(3))
+	}
+}
+
+// Stores through Top (issue 32: only reads could fault there). Under
+// duplication a page's first copy is read-only, so a store to it raises a
+// protection fault; a store sent with a read of the same page waits on the
+// read's fault, finds the page read-only, and faults again. Every request
+// is answered, and each page ends writable.
+func TestTopServesWrites(t *testing.T) {
+	e, mmu, driver, r := topSystem(t, "duplication")
+	// Sent a cycle after the engine stopped: DirectConnection's last,
+	// idle tick was at that instant, and it ignores a send at a time it
+	// has ticked.
+	send := func(page uint64, write bool) {
+		req := gmmu.AccessReq{TranslationReq: *vm.TranslationReqBuilder{}.WithSrc(r.port).WithDst(mmu.Top()).
+			WithSendTime(e.CurrentTime() + 1e-9).WithVAddr(0x100000 + page*4096).Build(), Write: write}
+		if err := r.port.Send(&req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(3, false) // a read: far fault, a read-only first copy
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if k := mmu.Entry(3).Kind; !k.Readable() || k.Writable() {
+		t.Fatalf("after a read, page 3 maps %v; want read-only (duplication's first copy)", k)
+	}
+	send(3, true)  // a store to it: protection fault
+	send(5, false) // a read and a store of page 5 together
+	send(5, true)
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.rsps) != 4 {
+		t.Fatalf("%d answers to 4 requests (errors %v, %v)", len(r.rsps), mmu.Err(), driver.Err())
+	}
+	c := mmu.Counters()
+	if c.PageFaults != 2 || c.ProtectionFaults != 2 {
+		t.Errorf("%d far faults and %d protection faults; want 2 and 2", c.PageFaults, c.ProtectionFaults)
+	}
+	for _, p := range []uint64{3, 5} {
+		if !mmu.Entry(p).Kind.Writable() {
+			t.Errorf("page %d maps %v after a store; want writable", p, mmu.Entry(p).Kind)
+		}
 	}
 }
