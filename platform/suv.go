@@ -5,6 +5,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/objtable"
+	suvrt "github.com/mgpu-sim/mgpu/runtimes/suv"
 	"github.com/mgpu-sim/mgpu/suv"
 	"github.com/mgpu-sim/mgpu/uvm"
 )
@@ -37,8 +38,8 @@ func (h *suvHints) concurrent(k *benchmarks.Kernel) int {
 }
 
 // launch is the driver's view of launch k, kernel i of the run.
-func (h *suvHints) launch(i int, k *benchmarks.Kernel) uvm.SUVLaunch {
-	var l uvm.SUVLaunch
+func (h *suvHints) launch(i int, k *benchmarks.Kernel) *suvrt.Launch {
+	l := &suvrt.Launch{}
 	names := map[string]bool{}
 	name := map[int]string{}
 	for _, id := range k.Args {

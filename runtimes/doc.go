@@ -1,7 +1,8 @@
 // Package runtimes holds the driver's oversubscription runtimes that live
 // outside package uvm, one package each: Early-Adaptor
-// (runtimes/earlyadaptor), UVMSmart's adaptive runtime (runtimes/uvmsmart)
-// and ObservUVM (runtimes/observuvm). Each adapts its pure core (the
+// (runtimes/earlyadaptor), UVMSmart's adaptive runtime (runtimes/uvmsmart),
+// ObservUVM (runtimes/observuvm) and SUV-Mgmt with its SC baseline
+// (runtimes/suv). Each adapts its pure core (the
 // package of the same name at the module root) to uvm.Runtime and
 // registers itself by name with uvm.RegisterRuntime when imported, as
 // database/sql drivers do; package platform imports them all. A new runtime is one such package: embed

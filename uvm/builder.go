@@ -2,6 +2,7 @@ package uvm
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rs/zerolog"
 	"github.com/sarchlab/akita/v3/sim"
@@ -176,7 +177,7 @@ func (b Builder) BuildService() (*Service, error) {
 	env := RuntimeEnv{Config: b.cfg, Policy: b.policy, Hardware: b.cfg.FaultHandling == HandlingHardware, GPUs: gpus,
 		Pages: b.pages, PageSize: b.pageSize, Capacity: max(0, b.capacity), Prefetch: pf, Trees: s.trees,
 		ObjectOf: b.objectOf, Objects: b.objects, Seed: b.seed, Ops: ops{s}}
-	if _, err := s.buildRuntime(b, KeyPrefetchControl, b.cfg.PrefetchControl, env); err != nil {
+	if err := s.buildRuntime(b, KeyPrefetchControl, b.cfg.PrefetchControl, env); err != nil {
 		return nil, err
 	}
 	switch b.cfg.FaultHandling {
@@ -188,7 +189,7 @@ func (b Builder) BuildService() (*Service, error) {
 	default:
 		return nil, fmt.Errorf("uvm.fault_handling %q: valid values are %s, %s", b.cfg.FaultHandling, HandlingSoftware, HandlingHardware)
 	}
-	if err := s.buildAdaptive(b, env); err != nil {
+	if err := s.buildRuntime(b, KeyAdaptive, b.cfg.Adaptive, env); err != nil {
 		return nil, err
 	}
 	if s.hw == nil && b.capacity > 0 && uint64(b.capacity) < b.pages {
@@ -217,8 +218,8 @@ func (b Builder) BuildService() (*Service, error) {
 			}
 		}
 	}
-	if err := s.wrapSUV(); err != nil {
-		return nil, err
+	if s.pinned == nil && slices.ContainsFunc(s.rts, Runtime.Evicts) { // a runtime that evicts spares the batch's pages
+		s.pinned = make([]uint64, b.pages)
 	}
 	p, err := pagepolicy.New(b.policy, b.polCfg, pagepolicy.Env{Table: s.table})
 	if err != nil {
@@ -230,20 +231,7 @@ func (b Builder) BuildService() (*Service, error) {
 		}
 	}
 	s.policy = p
-	if s.suv != nil {
-		s.policy = suvPolicy{p, s.suv}
-	}
 	return s, nil
-}
-
-// buildAdaptive makes the oversubscription runtime uvm.adaptive names:
-// SUV's plans here, any other from its registered constructor.
-func (s *Service) buildAdaptive(b Builder, env RuntimeEnv) error {
-	builtin, err := s.buildRuntime(b, KeyAdaptive, b.cfg.Adaptive, env)
-	if err != nil || !builtin {
-		return err
-	}
-	return s.buildSUV(b)
 }
 
 // Build makes the driver component named name (e.g. "Driver").

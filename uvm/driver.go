@@ -98,11 +98,12 @@ func (d *Driver) Observe(e pagepolicy.Event) error {
 	return err
 }
 
-// Place asks SUV-Mgmt to plan and carry out launch l's placement (a
-// driver call before the launch, as SUV's injected host code makes);
-// done is called, at the simulated time it ends, when the launch may
-// start; its error stops the driver. One placement is in flight at a time.
-func (d *Driver) Place(now sim.VTimeInSec, l SUVLaunch, done func(now sim.VTimeInSec) error) error {
+// Place asks the runtime that places (a Placer: SUV-Mgmt) to plan and
+// carry out a launch's placement (a driver call before the launch, as
+// SUV's injected host code makes); done is called, at the simulated time
+// it ends, when the launch may start; its error stops the driver. One
+// placement is in flight at a time.
+func (d *Driver) Place(now sim.VTimeInSec, l any, done func(now sim.VTimeInSec) error) error {
 	if d.placed != nil {
 		return fmt.Errorf("%s: a launch placement while another is in flight", d.Name())
 	}

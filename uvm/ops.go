@@ -21,8 +21,13 @@ type Ops interface {
 	Pin(p uint64)
 	// Pinned reports whether the batch in service holds p.
 	Pinned(p uint64) bool
+	// Migrate moves page p to g as an access-counter notification does.
+	Migrate(g int, p uint64, invals [][]uvmproto.Inval)
 	// Counters are GPU g's counts.
 	Counters(g int) *stats.Counters
+	// Checking reports whether the coherence checker runs, so that a
+	// runtime checks its own promises too.
+	Checking() bool
 	// Fail stops the run with err at the next tick.
 	Fail(err error)
 }
@@ -44,5 +49,9 @@ func (o ops) Pinned(p uint64) bool {
 	s := o.s
 	return s.pinned != nil && s.cur != nil && s.pinned[p] == s.cur.id
 }
+func (o ops) Migrate(g int, p uint64, invals [][]uvmproto.Inval) {
+	o.s.migrateGroupPage(g, p, invals)
+}
 func (o ops) Counters(g int) *stats.Counters { return o.s.counters[g] }
+func (o ops) Checking() bool                 { return o.s.check != nil }
 func (o ops) Fail(err error)                 { o.s.failStep(err) }

@@ -59,6 +59,14 @@ type PolicyDecorator interface {
 	DecoratePolicy(p pagepolicy.Policy) pagepolicy.Policy
 }
 
+// A Placer is a runtime that places pages before a kernel launch, as
+// SUV-Mgmt's injected host code does: Driver.Place hands it the launch,
+// and the launch waits for the driver batch that carries the placement
+// out. launch is whatever the runtime documents (SUV: *suv.Launch).
+type Placer interface {
+	Place(launch any, invals [][]uvmproto.Inval) error
+}
+
 // EvictionDecorator is a runtime that wraps the eviction policy when GPU
 // memory is limited (UVMSmart's switch to tree eviction); o is what the
 // driver built ev from.
@@ -131,19 +139,8 @@ func NeedsOnTouch(why string) Requirement {
 	return Requirement{Key: "policy", Value: "on-touch", Why: why}
 }
 
-// runtimes are the registered runtimes, by config key and name. SUV and SC
-// have no constructor here: the Service builds them itself, as they still
-// reach into its internals (its launch placement batch).
-var runtimes = map[string]map[string]RuntimeSpec{
-	KeyAdaptive: {
-		AdaptiveSUV: {Requires: suvNeeds},
-		AdaptiveSC:  {Requires: suvNeeds},
-	},
-	KeyPrefetchControl: {},
-}
-
-var suvNeeds = []Requirement{NeedsSoftware("plans for the driver's software fault handling"),
-	NeedsOnTouch("extends on-touch migration (SUV's UVM baseline)")}
+// runtimes are the registered runtimes, by config key and name.
+var runtimes = map[string]map[string]RuntimeSpec{KeyAdaptive: {}, KeyPrefetchControl: {}}
 
 // RegisterRuntime makes the runtime name selectable by config key
 // (KeyAdaptive or KeyPrefetchControl). Call it from an init function; it
@@ -205,28 +202,24 @@ func (b Builder) unmet(key, name string, rs []Requirement) error {
 }
 
 // buildRuntime adds the runtime config key names to the Service, if its
-// requirements are met and it is registered with a constructor; builtin
-// reports a runtime the Service builds itself.
-func (s *Service) buildRuntime(b Builder, key, name string, env RuntimeEnv) (builtin bool, err error) {
+// requirements are met.
+func (s *Service) buildRuntime(b Builder, key, name string, env RuntimeEnv) error {
 	if name == AdaptiveNone || name == "" {
-		return false, nil
+		return nil
 	}
 	spec, ok := runtimes[key][name]
 	if !ok {
-		return false, fmt.Errorf("%s %q: valid values are %v (a runtime outside mgpu must be registered with uvm.RegisterRuntime)", key, name, RuntimeNames(key))
+		return fmt.Errorf("%s %q: valid values are %v (a runtime outside mgpu must be registered with uvm.RegisterRuntime)", key, name, RuntimeNames(key))
 	}
 	if err := b.unmet(key, name, spec.Requires); err != nil {
-		return false, err
-	}
-	if spec.New == nil {
-		return true, nil
+		return err
 	}
 	r, err := spec.New(env)
 	if err != nil {
-		return false, err
+		return err
 	}
 	s.rts = append(s.rts, r)
-	return false, nil
+	return nil
 }
 
 // MoveCause is why a page moved to a GPU.
@@ -254,37 +247,3 @@ func (Stages) Evicted([][]uvmproto.Inval)                                      {
 func (Stages) FaultBatchDone(int, []uvmproto.FaultEntry, sim.VTimeInSec) error { return nil }
 func (Stages) Freed(int)                                                       {}
 func (Stages) Report(map[string]float64)                                       {}
-
-// suvRuntime is SUV-Mgmt (or SC): counter batches go through its
-// structure plans, its pools make room before the eviction policy, and a
-// freed structure's placements end.
-type suvRuntime struct {
-	Stages
-	m *suvMode
-}
-
-func (r suvRuntime) CounterBatch(g int, pages []uint64, invals [][]uvmproto.Inval) bool {
-	s := r.m.s
-	for _, p := range pages {
-		if r.m.counted(g, p, s.table.Page(p)) {
-			s.migrateGroupPage(g, p, invals)
-		}
-	}
-	return true
-}
-
-func (r suvRuntime) Prefetchable(g int, p uint64) bool { return r.m.prefetchable(g, p) }
-
-func (r suvRuntime) MakeRoom(pinned func(uint64) bool, launch bool, n int, invals [][]uvmproto.Inval) error {
-	r.m.trim(pinned, n, invals)
-	if r.m.s.check != nil {
-		return r.m.verify(launch, n)
-	}
-	return nil
-}
-
-func (suvRuntime) Evicts() bool { return true }
-
-func (r suvRuntime) Freed(object int) { r.m.free(object) }
-
-func (r suvRuntime) Report(m map[string]float64) { r.m.s.suvReport(m) }

@@ -76,9 +76,6 @@ type Service struct {
 	hw    *hardware
 	hwErr error
 
-	// suv is SUV-Mgmt's adapter (nil: none).
-	suv *suvMode
-
 	ready ServiceReady
 }
 
@@ -93,9 +90,9 @@ type pendingBatch struct {
 	faults        []uvmproto.FaultEntry
 	pages         []uint64 // counter batch
 	notifications int
-	// place is a launch's SUV placement (gpu -1): a driver call of its
-	// own, with no faults.
-	place *SUVLaunch
+	// place is a launch's placement (gpu -1), for the runtimes that place
+	// (Placer): a driver call of its own, with no faults.
+	place any
 }
 
 func (p pendingBatch) size() int {
@@ -366,7 +363,11 @@ func (s *Service) service(now sim.VTimeInSec) {
 	invals := make([][]uvmproto.Inval, s.gpus)
 	lookup := 0.0
 	if b.place != nil {
-		s.failStep(s.suv.launch(b.place, invals))
+		for _, r := range s.rts {
+			if p, ok := r.(Placer); ok {
+				s.failStep(p.Place(b.place, invals))
+			}
+		}
 	}
 	if b.counter {
 		s.counters[g].ACNotifications += uint64(b.notifications)
@@ -614,6 +615,18 @@ func (s *Service) migrateGroupPage(g int, page uint64, invals [][]uvmproto.Inval
 	s.table.Resolve(g, page, true, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
 	s.migrated(g, page, pg.Owner == Host, MoveCounter)
 	s.collect(g, plan, uvmproto.CauseMigration, invals)
+}
+
+// Place queues a launch's placement for the runtime that places
+// (Placer): a driver call that costs the fixed service latency and then
+// moves and maps pages in the usual waves. The launch may start when
+// Ready reports Placed.
+func (s *Service) Place(now sim.VTimeInSec, launch any) error {
+	if !slices.ContainsFunc(s.rts, func(r Runtime) bool { _, ok := r.(Placer); return ok }) {
+		return fmt.Errorf("uvm: a launch placement, but no runtime places (uvm.adaptive=suv or sc)")
+	}
+	s.enqueue(now, pendingBatch{gpu: -1, place: launch})
+	return nil
 }
 
 // clearScratch is the service's reusable plan, emptied.

@@ -1,28 +1,41 @@
-package uvm
+// Package suv runs SUV-Mgmt ("SUV: Static Analysis Guided Unified Virtual
+// Memory", MICRO 2024; its pure core is package suv at the module root)
+// and its SC baseline in the driver. Importing it registers uvm.adaptive
+// suv and sc. Before each kernel launch the program hands the driver a
+// Launch (uvm.Driver.Place), which the runtime plans and carries out as a
+// batch of its own.
+package suv
 
 import (
 	"fmt"
 	"maps"
 	"slices"
 
-	"github.com/sarchlab/akita/v3/sim"
-
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
-	"github.com/mgpu-sim/mgpu/suv"
+	core "github.com/mgpu-sim/mgpu/suv"
 	"github.com/mgpu-sim/mgpu/units"
+	"github.com/mgpu-sim/mgpu/uvm"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
-// SUVLaunch is what SUV-Mgmt needs of one kernel launch: the launch's
+func init() {
+	for _, name := range []string{uvm.AdaptiveSUV, uvm.AdaptiveSC} {
+		uvm.RegisterRuntime(uvm.KeyAdaptive, name, uvm.RuntimeSpec{New: New, Requires: []uvm.Requirement{
+			uvm.NeedsSoftware("plans for the driver's software fault handling"),
+			uvm.NeedsOnTouch("extends on-touch migration (SUV's UVM baseline)")}})
+	}
+}
+
+// Launch is what SUV-Mgmt needs of one kernel launch: the launch's
 // argument objects and the hints its workload declares for them.
-type SUVLaunch struct {
+type Launch struct {
 	// IDs, Objects and First are parallel: each argument's object ID, its
 	// name and size, and its first page.
 	IDs     []int
-	Objects []suv.Object
+	Objects []core.Object
 	First   []uint64
-	Hints   suv.Hints
+	Hints   core.Hints
 }
 
 // How SUV-Mgmt has placed a page, per GPU (suvMode.mode).
@@ -42,8 +55,10 @@ const (
 // pages, access-counter notifications migrate only Unknown structures,
 // and the driver's eviction never takes a pinned or pooled page.
 type suvMode struct {
-	s    *Service
-	cfg  suv.Config
+	uvm.Stages
+	ops  uvm.Ops
+	env  uvm.RuntimeEnv
+	cfg  core.Config
 	sc   bool
 	page uint64
 	// hbm is the HBM each GPU gives the application, in bytes: its
@@ -51,7 +66,7 @@ type suvMode struct {
 	// in the paper).
 	hbm   int64
 	mode  [][]uint8
-	pools []map[int]*suv.QuotaPool
+	pools []map[int]*core.QuotaPool
 	// placed is the page range of every object an action touched, for
 	// free and verify.
 	placed map[int]span
@@ -89,41 +104,88 @@ type suvStats struct {
 	PlacedFaults uint64
 }
 
-func (s *Service) buildSUV(b Builder) error {
-	c := b.cfg.SUV.ForPageSize(units.Bytes(b.pageSize))
+// New makes SUV-Mgmt (or, under uvm.adaptive=sc, SC). It plans each GPU's
+// HBM from its capacity and each page's object.
+func New(env uvm.RuntimeEnv) (uvm.Runtime, error) {
+	c := env.Config.SUV.ForPageSize(units.Bytes(env.PageSize))
 	if err := c.Validate(); err != nil {
-		return err
+		return nil, err
 	}
-	if !s.objects {
-		return fmt.Errorf("uvm.adaptive=%s needs the driver to know each page's object (WithObjectLookup)", b.cfg.Adaptive)
+	name := env.Config.Adaptive
+	if !env.Objects {
+		return nil, fmt.Errorf("uvm.adaptive=%s needs the driver to know each page's object (WithObjectLookup)", name)
 	}
-	if b.capacity <= 0 {
-		return fmt.Errorf("uvm.adaptive=%s plans a GPU's HBM: the driver needs its capacity (WithCapacity)", b.cfg.Adaptive)
+	if env.Capacity <= 0 {
+		return nil, fmt.Errorf("uvm.adaptive=%s plans a GPU's HBM: the driver needs its capacity (WithCapacity)", name)
 	}
-	m := &suvMode{s: s, cfg: c, sc: b.cfg.Adaptive == AdaptiveSC, page: b.pageSize,
-		hbm: int64(b.capacity) * int64(b.pageSize), placed: map[int]span{}, holds: map[int]int64{}, windows: map[int]bool{}}
-	for g := 0; g < len(s.counters); g++ {
-		m.mode = append(m.mode, make([]uint8, b.pages))
-		m.pools = append(m.pools, map[int]*suv.QuotaPool{})
+	m := &suvMode{ops: env.Ops, env: env, cfg: c, sc: name == uvm.AdaptiveSC, page: env.PageSize,
+		hbm: int64(env.Capacity) * int64(env.PageSize), placed: map[int]span{}, holds: map[int]int64{}, windows: map[int]bool{}}
+	for g := 0; g < env.GPUs; g++ {
+		m.mode = append(m.mode, make([]uint8, env.Pages))
+		m.pools = append(m.pools, map[int]*core.QuotaPool{})
 	}
-	s.suv = m
-	s.rts = append(s.rts, suvRuntime{m: m})
-	return nil
+	return m, nil
 }
 
-// Place queues launch l's placement: a driver call that costs the fixed
-// service latency and then moves and maps pages in the usual waves. The
-// launch may start when Ready reports Placed.
-func (s *Service) Place(now sim.VTimeInSec, l SUVLaunch) error {
-	if s.suv == nil {
-		return fmt.Errorf("uvm: a launch placement without uvm.adaptive=suv or sc")
+// Place plans launch l (a *Launch) on every GPU and carries the plan out
+// in the batch in service.
+func (m *suvMode) Place(launch any, invals [][]uvmproto.Inval) error {
+	l, ok := launch.(*Launch)
+	if !ok {
+		return fmt.Errorf("uvm.adaptive=%s places a *suv.Launch, not %T", m.env.Config.Adaptive, launch)
 	}
 	if len(l.IDs) != len(l.Objects) || len(l.First) != len(l.Objects) {
 		return fmt.Errorf("uvm: SUV launch with %d IDs, %d objects, %d first pages", len(l.IDs), len(l.Objects), len(l.First))
 	}
-	s.enqueue(now, pendingBatch{gpu: -1, place: &l})
+	return m.launch(l, invals)
+}
+
+// CounterBatch migrates the notified pages of Unknown structures only.
+func (m *suvMode) CounterBatch(g int, pages []uint64, invals [][]uvmproto.Inval) bool {
+	for _, p := range pages {
+		if m.counted(g, p, m.ops.Table().Page(p)) {
+			m.ops.Migrate(g, p, invals)
+		}
+	}
+	return true
+}
+
+// Prefetchable: the tree prefetcher may bring p to g unless SUV keeps it
+// on the host.
+func (m *suvMode) Prefetchable(g int, p uint64) bool {
+	md := m.mode[g][p]
+	return md != suvHost && md != suvAC
+}
+
+// MakeRoom trims the pools before the driver's eviction policy runs; in
+// the checking mode it then checks what SUV promises.
+func (m *suvMode) MakeRoom(pinned func(uint64) bool, launch bool, n int, invals [][]uvmproto.Inval) error {
+	m.trim(pinned, n, invals)
+	if m.ops.Checking() {
+		return m.verify(launch, n)
+	}
 	return nil
 }
+
+// Evicts: SUV's pools evict even where the driver has no eviction policy.
+func (*suvMode) Evicts() bool { return true }
+
+// Freed forgets a freed structure's placements.
+func (m *suvMode) Freed(object int) { m.free(object) }
+
+// DecorateEviction puts SUV-Mgmt between the page table and the driver's
+// eviction policy, which then sees only the pages SUV does not hold.
+func (m *suvMode) DecorateEviction(ev eviction.Policy, _ eviction.Options) (eviction.Policy, error) {
+	if _, ok := ev.(eviction.Toucher); ok {
+		c := m.env.Config
+		return nil, fmt.Errorf("uvm.adaptive=%s keeps an eviction policy that needs no access stream for the pages it does not plan (lrm-2mb, SUV's UVM baseline): uvm.eviction=%s needs every access", c.Adaptive, c.Eviction)
+	}
+	m.inner = ev
+	return m, nil
+}
+
+// DecoratePolicy answers faults on the pages SUV placed (suvPolicy).
+func (m *suvMode) DecoratePolicy(p pagepolicy.Policy) pagepolicy.Policy { return suvPolicy{p, m} }
 
 // launch plans, for every GPU, the objects of l that have no placement
 // yet, from the HBM the placed ones leave (Algorithm 1's
@@ -133,18 +195,18 @@ func (s *Service) Place(now sim.VTimeInSec, l SUVLaunch) error {
 // available HBM and never says when a pin ends, and the released SUV-Mgmt
 // skips structures already pinned and never unpins (penguin-suv.h:
 // AllocationStateMap, "add code to evict anything whose use is over").
-func (m *suvMode) launch(l *SUVLaunch, invals [][]uvmproto.Inval) error {
+func (m *suvMode) launch(l *Launch, invals [][]uvmproto.Inval) error {
 	m.stats.Launches++
 	at := make(map[string]int, len(l.Objects))
 	for i, o := range l.Objects {
 		at[o.Name] = i
 	}
-	var fresh, loops suv.Hints
+	var fresh, loops core.Hints
 	for _, h := range l.Hints {
 		id := l.IDs[at[h.Object]]
 		if _, placed := m.holds[id]; !placed {
 			fresh = append(fresh, h)
-		} else if m.windows[id] && h.Class == suv.Iterative {
+		} else if m.windows[id] && h.Class == core.Iterative {
 			loops = append(loops, h)
 		}
 	}
@@ -162,10 +224,10 @@ func (m *suvMode) launch(l *SUVLaunch, invals [][]uvmproto.Inval) error {
 	for _, pl := range plan.Placements {
 		id := l.IDs[at[pl.Object]]
 		m.holds[id] = pl.HBMBytes
-		m.windows[id] = pl.Class == suv.Iterative && pl.BatchIters > 0
+		m.windows[id] = pl.Class == core.Iterative && pl.BatchIters > 0
 	}
 	for _, h := range loops {
-		w, err := suv.PlanLaunch(m.cfg, m.holds[l.IDs[at[h.Object]]], l.Objects, suv.Hints{h})
+		w, err := core.PlanLaunch(m.cfg, m.holds[l.IDs[at[h.Object]]], l.Objects, core.Hints{h})
 		if err != nil {
 			return err
 		}
@@ -178,7 +240,7 @@ func (m *suvMode) launch(l *SUVLaunch, invals [][]uvmproto.Inval) error {
 
 // apply checks plan and carries it out on every GPU: they have the same
 // HBM, so the same plan.
-func (m *suvMode) apply(plan suv.Plan, l *SUVLaunch, at map[string]int, invals [][]uvmproto.Inval) error {
+func (m *suvMode) apply(plan core.Plan, l *Launch, at map[string]int, invals [][]uvmproto.Inval) error {
 	if err := plan.Verify(); err != nil {
 		return err
 	}
@@ -191,11 +253,11 @@ func (m *suvMode) apply(plan suv.Plan, l *SUVLaunch, at map[string]int, invals [
 	return nil
 }
 
-func (m *suvMode) plan(avail int64, objects []suv.Object, hints suv.Hints) (suv.Plan, error) {
+func (m *suvMode) plan(avail int64, objects []core.Object, hints core.Hints) (core.Plan, error) {
 	if m.sc {
-		return suv.PlanSC(m.cfg, avail, objects, hints)
+		return core.PlanSC(m.cfg, avail, objects, hints)
 	}
-	return suv.PlanLaunch(m.cfg, avail, objects, hints)
+	return core.PlanLaunch(m.cfg, avail, objects, hints)
 }
 
 // free forgets object id, which the program freed: its pages' modes, its
@@ -216,12 +278,12 @@ func (m *suvMode) free(id int) {
 func pagesOf(bytes int64, page uint64) uint64 { return (uint64(bytes) + page - 1) / page }
 
 // act carries out one action on g for object id, whose pages are obj.
-func (m *suvMode) act(g int, a suv.Action, id int, obj span, invals [][]uvmproto.Inval) {
+func (m *suvMode) act(g int, a core.Action, id int, obj span, invals [][]uvmproto.Inval) {
 	first := obj.first + uint64(a.Range.Off)/m.page
 	end := min(obj.first+obj.pages, obj.first+(uint64(a.Range.Off+a.Range.Len)+m.page-1)/m.page)
 	m.placed[id] = obj
 	mode, count := m.treatment(a.Kind)
-	var pool *suv.QuotaPool
+	var pool *core.QuotaPool
 	if mode == suvPool || mode == suvAC {
 		pool = m.pool(g, id, obj, uint64(a.Quota)/m.page)
 	}
@@ -247,28 +309,28 @@ func (m *suvMode) act(g int, a suv.Action, id int, obj span, invals [][]uvmproto
 
 // treatment is the mode an action gives its pages and the count it adds
 // to.
-func (m *suvMode) treatment(k suv.Kind) (uint8, *uint64) {
+func (m *suvMode) treatment(k core.Kind) (uint8, *uint64) {
 	switch k {
-	case suv.PinHBM:
+	case core.PinHBM:
 		return suvHBM, &m.stats.PinnedHBM
-	case suv.Prefetch:
+	case core.Prefetch:
 		return suvHBM, &m.stats.Prefetched
-	case suv.PinHost:
+	case core.PinHost:
 		return suvHost, &m.stats.PinnedHost
-	case suv.Evict:
+	case core.Evict:
 		return suvHost, &m.stats.IterEvicted
-	case suv.OnDemand:
+	case core.OnDemand:
 		return suvPool, &m.stats.Pooled
 	}
 	return suvAC, &m.stats.Counted
 }
 
 // pool returns g's pool for object id, made or resized to quota pages.
-func (m *suvMode) pool(g, id int, obj span, quota uint64) *suv.QuotaPool {
+func (m *suvMode) pool(g, id int, obj span, quota uint64) *core.QuotaPool {
 	q, ok := m.pools[g][id]
 	if !ok {
 		var err error
-		q, err = suv.NewQuotaPool(fmt.Sprint(id), obj.first, obj.pages, quota)
+		q, err = core.NewQuotaPool(fmt.Sprint(id), obj.first, obj.pages, quota)
 		if err != nil {
 			panic(err) // an object's page count is positive and bounded by the table
 		}
@@ -288,12 +350,12 @@ func (m *suvMode) setMode(g int, p uint64, mode uint8) {
 	m.mode[g][p] = mode
 }
 
-func (m *suvMode) poolOf(g int, p uint64) *suv.QuotaPool {
-	return m.pools[g][m.s.objectOf(p*m.page)]
+func (m *suvMode) poolOf(g int, p uint64) *core.QuotaPool {
+	return m.pools[g][m.env.ObjectOf(p*m.page)]
 }
 
 func (m *suvMode) resident(g int, p uint64) bool {
-	return m.s.table.Page(p).Copies&(1<<uint(g)) != 0
+	return m.ops.Table().Page(p).Copies&(1<<uint(g)) != 0
 }
 
 // fetch brings p to g and pins it there, or, when another GPU pinned it
@@ -303,10 +365,9 @@ func (m *suvMode) fetch(g int, p uint64, invals [][]uvmproto.Inval) {
 	if m.resident(g, p) {
 		return
 	}
-	s := m.s
-	pg := s.table.Page(p)
+	pg := m.ops.Table().Page(p)
 	d := pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}
-	if h := pg.Owner; h != Host && m.mode[h][p] == suvHBM {
+	if h := pg.Owner; h != uvm.Host && m.mode[h][p] == suvHBM {
 		if pg.Remote&(1<<uint(g)) != 0 {
 			return
 		}
@@ -326,33 +387,32 @@ func (m *suvMode) toHost(g int, p uint64, invals [][]uvmproto.Inval) {
 
 // evict takes g's copy of p back to the host, counted as an eviction.
 func (m *suvMode) evict(g int, p uint64, invals [][]uvmproto.Inval) {
-	s := m.s
-	plan := s.clearScratch()
-	s.table.Evict(g, p, plan)
-	s.counters[g].Evictions++
-	s.collect(g, plan, uvmproto.CauseHost, invals)
+	plan := m.ops.Plan()
+	m.ops.Table().Evict(g, p, plan)
+	m.ops.Counters(g).Evictions++
+	m.ops.Carry(g, plan, uvmproto.CauseHost, invals)
 }
 
 // mapHost maps p remotely on g when the host holds it and g does not map
 // it yet (zero-copy over PCIe, no fault).
 func (m *suvMode) mapHost(g int, p uint64, invals [][]uvmproto.Inval) {
-	pg := m.s.table.Page(p)
-	if pg.Owner != Host || pg.Remote&(1<<uint(g)) != 0 {
+	pg := m.ops.Table().Page(p)
+	if pg.Owner != uvm.Host || pg.Remote&(1<<uint(g)) != 0 {
 		return
 	}
 	m.resolve(g, p, pagepolicy.Decision{Action: pagepolicy.MapRemote, HostRemote: true, Bits: pg.Bits}, uvmproto.CauseRemote, invals)
 }
 
 func (m *suvMode) unmapRemote(g int, p uint64, invals [][]uvmproto.Inval) {
-	plan := m.s.clearScratch()
-	m.s.table.Unmap(g, p, plan)
-	m.s.collect(g, plan, uvmproto.CauseHost, invals)
+	plan := m.ops.Plan()
+	m.ops.Table().Unmap(g, p, plan)
+	m.ops.Carry(g, plan, uvmproto.CauseHost, invals)
 }
 
 func (m *suvMode) resolve(g int, p uint64, d pagepolicy.Decision, cause uvmproto.Cause, invals [][]uvmproto.Inval) {
-	plan := m.s.clearScratch()
-	m.s.table.Resolve(g, p, false, d, plan)
-	m.s.collect(g, plan, cause, invals)
+	plan := m.ops.Plan()
+	m.ops.Table().Resolve(g, p, false, d, plan)
+	m.ops.Carry(g, plan, cause, invals)
 }
 
 // counted reports whether a counter notification of p from g may migrate
@@ -368,13 +428,6 @@ func (m *suvMode) counted(g int, p uint64, pg pagepolicy.Page) bool {
 	return false
 }
 
-// prefetchable: the tree prefetcher may bring p to g unless SUV keeps it
-// on the host.
-func (m *suvMode) prefetchable(g int, p uint64) bool {
-	md := m.mode[g][p]
-	return md != suvHost && md != suvAC
-}
-
 // trim makes room on every GPU filled beyond its HBM from the pools that
 // hold more than their quota, in object order, each its least recently
 // migrated pages first, sparing the pages the batch is placing (pinned);
@@ -387,10 +440,9 @@ func (m *suvMode) prefetchable(g int, p uint64) bool {
 // SUV-Mgmt only subtracts the WSS from what it plans and leaves the
 // structure to the driver (penguin-suv.h, PENGUIN_DEC_MIGRATE_ON_DEMAND).
 func (m *suvMode) trim(pinned func(uint64) bool, batch int, invals [][]uvmproto.Inval) {
-	s := m.s
 	capacity := int(m.hbm / int64(m.page))
 	for g, pools := range m.pools {
-		over := s.table.Used(g) - capacity
+		over := m.ops.Table().Used(g) - capacity
 		if over <= 0 {
 			continue
 		}
@@ -475,7 +527,7 @@ func (w suvPolicy) Decide(f pagepolicy.Fault, pg pagepolicy.Page) pagepolicy.Dec
 		return pagepolicy.Decision{Action: pagepolicy.MapRemote, HostRemote: true, Bits: pg.Bits}
 	case suvHBM:
 		w.m.stats.PlacedFaults++
-		if h := pg.Owner; h != Host && h != f.GPU && w.m.mode[h][f.Page] == suvHBM {
+		if h := pg.Owner; h != uvm.Host && h != f.GPU && w.m.mode[h][f.Page] == suvHBM {
 			return pagepolicy.Decision{Action: pagepolicy.MapRemote, Bits: pg.Bits}
 		}
 		return pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}
@@ -483,30 +535,10 @@ func (w suvPolicy) Decide(f pagepolicy.Fault, pg pagepolicy.Page) pagepolicy.Dec
 	return w.Policy.Decide(f, pg)
 }
 
-// wrapSUV puts SUV-Mgmt between the page table and the driver's eviction
-// policy, which then sees only the pages SUV does not hold.
-func (s *Service) wrapSUV() error {
-	m := s.suv
-	if m == nil {
-		return nil
-	}
-	if s.evictor != nil {
-		if _, ok := s.evictor.(eviction.Toucher); ok {
-			return fmt.Errorf("uvm.adaptive=%s keeps an eviction policy that needs no access stream for the pages it does not plan (lrm-2mb, SUV's UVM baseline): uvm.eviction=%s needs every access", s.cfg.Adaptive, s.cfg.Eviction)
-		}
-		m.inner, s.evictor = s.evictor, m
-	}
-	s.table.Observe(m)
-	if s.pinned == nil {
-		s.pinned = make([]uint64, s.table.Len())
-	}
-	return nil
-}
-
-// suvReport adds SUV-Mgmt's (or SC's) counts.
-func (s *Service) suvReport(m map[string]float64) {
-	st := s.suv.stats
-	AddCounts(m, map[string]uint64{"suv_launches": st.Launches, "suv_pinned_hbm_pages": st.PinnedHBM,
+// Report adds SUV-Mgmt's (or SC's) counts.
+func (m *suvMode) Report(r map[string]float64) {
+	st := m.stats
+	uvm.AddCounts(r, map[string]uint64{"suv_launches": st.Launches, "suv_pinned_hbm_pages": st.PinnedHBM,
 		"suv_pinned_host_pages": st.PinnedHost, "suv_pooled_pages": st.Pooled, "suv_counted_pages": st.Counted,
 		"suv_prefetched_pages": st.Prefetched, "suv_iteration_evicted_pages": st.IterEvicted,
 		"suv_pool_evictions": st.PoolEvictions, "suv_ac_migrations": st.ACMigrations, "suv_ac_ignored": st.ACIgnored,
@@ -521,7 +553,7 @@ func (s *Service) suvReport(m map[string]float64) {
 func (m *suvMode) verify(launch bool, batch int) error {
 	capacity := int(m.hbm / int64(m.page))
 	for g, pools := range m.pools {
-		full := m.s.table.Used(g) > capacity
+		full := m.ops.Table().Used(g) > capacity
 		for id, q := range pools {
 			if over := q.Over(); full && over > batch {
 				return fmt.Errorf("uvm: suv pool of object %d on GPU %d holds %d pages, quota %d, on a full GPU", id, g, q.Resident(), q.Quota())
