@@ -1,7 +1,6 @@
 // Package observuvm runs ObservUVM's userspace engine in the driver
-// ("ObservUVM: Oversubscription Management in Unified Virtual Memory
-// through Sampled Observability"; its pure core is package observuvm at
-// the module root). Importing it registers uvm.adaptive core.
+// ("Observability-aided GPU Memory Oversubscription", Pratheek B, Shah and
+// Basu; its pure core is package observuvm at the module root). Importing it registers uvm.adaptive core.
 package observuvm
 
 import (
