@@ -89,3 +89,40 @@ func TestComponentsReportTasks(t *testing.T) {
 		t.Errorf("no shootdown or migration task: %v", kinds)
 	}
 }
+
+// Under UVMMU's hardware fault handling there are no batches: each
+// page-group migration is a task that ends when its last page lands, one
+// per migration the GPU's unit starts (one GPU, so no recall starts one).
+func TestHardwareMigrationTasks(t *testing.T) {
+	c, err := LoadConfig("../configs/gtx1080ti.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Oversubscribe = 1.5
+	if err := c.Set("uvm.fault_handling=hardware"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Build(Options{Workload: "atax", Policy: "on-touch", Seed: 1, Scale: 0.05, Config: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &taskLog{started: map[string]tasks.Task{}, ended: map[string]bool{}}
+	s.driver.AcceptHook(log)
+	r, err := s.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for id, task := range log.started {
+		if task.Kind != "hw_migration" {
+			t.Errorf("task %s of kind %s under hardware handling", id, task.Kind)
+		}
+		if !log.ended[id] {
+			t.Errorf("task %s never ended", id)
+		}
+		n++
+	}
+	if want := r.PolicyStats["uvmmu_faults"]; n == 0 || float64(n) != want {
+		t.Errorf("%d hw_migration tasks, %v migrations started by the unit", n, want)
+	}
+}

@@ -64,6 +64,7 @@ type flight struct {
 	// waiting are the faults that met the flight, in arrival order;
 	// they are handled again when it lands.
 	waiting []waitingFault
+	traced  bool // a task was started for it (tasks.go)
 }
 
 type waitingFault struct {
@@ -223,6 +224,7 @@ func (h *hardware) newFlight(g int, grp uint64) *flight {
 	h.nextID++
 	fl := &flight{id: h.nextID, gpu: g, groups: [2]uint64{grp}, ngroups: 1}
 	h.flights[grp], h.byID[fl.id] = fl, fl
+	h.traceFlight(fl)
 	return fl
 }
 
@@ -414,6 +416,9 @@ func (h *hardware) arrived(now sim.VTimeInSec, id uint64) error {
 	delete(h.byID, id)
 	for _, grp := range fl.groups[:fl.ngroups] {
 		h.flights[grp] = nil
+	}
+	if fl.traced {
+		h.s.tracer.end(flightTask(fl.id))
 	}
 	if fl.fill {
 		if err := h.units[fl.gpu].Complete(now, fl.frame); err != nil {

@@ -7,10 +7,13 @@ import (
 )
 
 // The driver's work as tasks (package tasks), which a hook on the Driver
-// hears and may hand to Akita's tracers and Daisen: each batch (kind fault_batch, counter_batch or placement), and
-// within it the shootdown (from the invalidations sent to the last
-// acknowledgement) and the page migration (from the first copy to the
-// last arrival). The Service, a pure core, only says when a task starts
+// hears and may hand to Akita's tracers and Daisen: each batch (kind
+// fault_batch, counter_batch or placement), and within it the shootdown
+// (from the invalidations sent to the last acknowledgement) and the page
+// migration (from the first copy to the last arrival). Under UVMMU's
+// hardware handling there are no batches: each page-group migration is a
+// task (kind hw_migration) from the fault that starts it to its last
+// page's arrival, recalls and a swapped-out victim included. The Service, a pure core, only says when a task starts
 // and ends; the Driver names the tasks under its own component and tells
 // its hooks.
 
@@ -47,6 +50,15 @@ func (t driverTasks) end(id string) { tasks.End(t.d, t.d.Name()+"."+id) }
 func batchTask(id uint64) string     { return fmt.Sprintf("batch%d", id) }
 func shootdownTask(id uint64) string { return fmt.Sprintf("batch%d.shootdown", id) }
 func migrationTask(id uint64) string { return fmt.Sprintf("batch%d.migration", id) }
+func flightTask(id uint64) string    { return fmt.Sprintf("hw%d", id) }
+
+// traceFlight starts the task of a hardware page-group migration.
+func (h *hardware) traceFlight(fl *flight) {
+	if h.s.tracer.on() {
+		fl.traced = true
+		h.s.tracer.start(flightTask(fl.id), "", "hw_migration", fmt.Sprintf("GPU %d: page-group %d", fl.gpu, fl.groups[0]))
+	}
+}
 
 // traceBatchStart starts b's task.
 func (s *Service) traceBatchStart(b *batch) {
