@@ -105,8 +105,12 @@ func (b Builder) Build(name string) (*Comp, error) {
 	m.AddPort("PCIe", m.port)
 	m.top = sim.NewLimitNumMsgPort(m, b.bufSize, name+".Top")
 	m.AddPort("Top", m.top)
-	m.out, m.topOut = uvmproto.NewOutbox(m.port, b.engine), uvmproto.NewOutbox(m.top, b.engine)
-	m.out.SendEarly(b.early)
-	m.topOut.SendEarly(b.early)
+	m.ctrl = sim.NewLimitNumMsgPort(m, b.bufSize, name+".Control")
+	m.AddPort("Control", m.ctrl)
+	m.out, m.topOut, m.ctrlOut = uvmproto.NewOutbox(m.port, b.engine), uvmproto.NewOutbox(m.top, b.engine), uvmproto.NewOutbox(m.ctrl, b.engine)
+	m.shootdowns = map[string]*uvmproto.InvalidateMsg{}
+	for _, o := range []*uvmproto.Outbox{m.out, m.topOut, m.ctrlOut} {
+		o.SendEarly(b.early)
+	}
 	return m, nil
 }

@@ -50,28 +50,35 @@ type Comp struct {
 	base     uint64
 	port     sim.Port // PCIe, to the driver
 	top      sim.Port // translation requests from another model
+	ctrl     sim.Port // the GPU side as messages (uvmproto/control.go)
 	out      *uvmproto.Outbox
 	topOut   *uvmproto.Outbox
+	ctrlOut  *uvmproto.Outbox
 	driver   sim.Port
 	gpu      GPU
-	counters *stats.Counters
-	build    uvmproto.Builder
-	faults   *FaultBuffer
-	err      error
+	gpuPort  sim.Port // the GPU's control port, when it speaks messages
+	// shootdowns are the driver's shootdowns waiting for the GPU's
+	// ShootdownRsp, by the request's ID.
+	shootdowns map[string]*uvmproto.InvalidateMsg
+	counters   *stats.Counters
+	build      uvmproto.Builder
+	faults     *FaultBuffer
+	err        error
 
 	table   []PTE
 	walkers *walkerPool
 	pwc     *walkCache
 	cycle   sim.VTimeInSec
 
-	recvPending, topPending bool
-	recvDelay               sim.VTimeInSec
+	recvPending, topPending, ctrlPending bool
+	recvDelay                            sim.VTimeInSec
 }
 
+// recvEvent drains port.
 type recvEvent struct {
-	t   sim.VTimeInSec
-	h   sim.Handler
-	top bool
+	t    sim.VTimeInSec
+	h    sim.Handler
+	port sim.Port
 }
 
 func (e *recvEvent) Time() sim.VTimeInSec { return e.t }
@@ -84,17 +91,26 @@ func (m *Comp) Port() sim.Port { return m.port }
 // Top is the port that takes Akita vm.TranslationReq messages.
 func (m *Comp) Top() sim.Port { return m.top }
 
+// Control is the port for the GPU side as messages (uvmproto/control.go):
+// a GPU model that is not mgpu's connects its own port here.
+func (m *Comp) Control() sim.Port { return m.ctrl }
+
 // SetDriver sets the driver's port.
 func (m *Comp) SetDriver(p sim.Port) { m.driver = p }
 
-// SetGPU attaches the GPU this GMMU serves.
+// SetGPU attaches the GPU this GMMU serves, as Go calls (mgpu's own GPU).
 func (m *Comp) SetGPU(g GPU) { m.gpu = g }
+
+// ConnectGPU names the GPU's port that takes the GMMU's control requests
+// (shootdowns, dropped translations, page copies), for a GPU that speaks
+// messages instead of SetGPU's Go calls.
+func (m *Comp) ConnectGPU(p sim.Port) { m.gpuPort = p }
 
 // Counters are the counts the GMMU keeps (faults, page walks).
 func (m *Comp) Counters() *stats.Counters { return m.counters }
 
 // Refused is how many sends its connections refused and it resent.
-func (m *Comp) Refused() uint64 { return m.out.Refused() + m.topOut.Refused() }
+func (m *Comp) Refused() uint64 { return m.out.Refused() + m.topOut.Refused() + m.ctrlOut.Refused() }
 
 // Err is the first error the GMMU met, if any; it stops handling then.
 func (m *Comp) Err() error { return m.err }
@@ -187,26 +203,29 @@ func (m *Comp) apply(now sim.VTimeInSec) {
 
 // NotifyRecv schedules a drain of the port that received.
 func (m *Comp) NotifyRecv(now sim.VTimeInSec, p sim.Port) {
-	if p == m.top {
-		if !m.topPending {
-			m.topPending = true
-			m.engine.Schedule(&recvEvent{t: now + m.recvDelay, h: m, top: true})
-		}
-		return
+	pending := &m.recvPending
+	switch p {
+	case m.top:
+		pending = &m.topPending
+	case m.ctrl:
+		pending = &m.ctrlPending
 	}
-	if !m.recvPending {
-		m.recvPending = true
-		m.engine.Schedule(&recvEvent{t: now + m.recvDelay, h: m})
+	if !*pending {
+		*pending = true
+		m.engine.Schedule(&recvEvent{t: now + m.recvDelay, h: m, port: p})
 	}
 }
 
 // NotifyPortFree resends what a full connection refused.
 func (m *Comp) NotifyPortFree(now sim.VTimeInSec, p sim.Port) {
-	if p == m.top {
+	switch p {
+	case m.top:
 		m.topOut.PortFree(now)
-		return
+	case m.ctrl:
+		m.ctrlOut.PortFree(now)
+	default:
+		m.out.PortFree(now)
 	}
-	m.out.PortFree(now)
 }
 
 // Handle drains a port, or finishes a translation request's walk.
@@ -217,10 +236,17 @@ func (m *Comp) Handle(e sim.Event) error {
 	now := e.Time()
 	switch ev := e.(type) {
 	case *recvEvent:
-		if ev.top {
+		switch ev.port {
+		case m.top:
 			m.topPending = false
 			for msg := m.top.Retrieve(now); msg != nil; msg = m.top.Retrieve(now) {
 				m.fail(m.translate(now, msg))
+			}
+			return m.err
+		case m.ctrl:
+			m.ctrlPending = false
+			for msg := m.ctrl.Retrieve(now); msg != nil; msg = m.ctrl.Retrieve(now) {
+				m.fail(m.control(now, msg))
 			}
 			return m.err
 		}
@@ -250,41 +276,40 @@ func (m *Comp) receive(now sim.VTimeInSec, msg sim.Msg) error {
 	switch x := msg.(type) {
 	case *uvmproto.InvalidateMsg:
 		m.invalidate(x.Entries)
-		done := now
-		if m.gpu != nil {
-			done = m.gpu.Shootdown(now, x.Entries)
+		switch {
+		case m.gpu != nil:
+			m.acknowledge(x, m.gpu.Shootdown(now, x.Entries))
+		case m.gpuPort != nil:
+			req := m.build.Shootdown(x.Entries)
+			m.shootdowns[req.ID] = x
+			m.ctrlOut.Send(req, m.gpuPort, now)
+		default:
+			m.acknowledge(x, now)
 		}
-		if x.Writeback {
-			pages := make([]uint64, len(x.Entries))
-			for i, iv := range x.Entries {
-				pages[i] = iv.Page
-			}
-			m.out.Send(m.build.Writeback(m.id, pages, x.Batch), m.driver, done)
-			return nil
-		}
-		m.out.Send(m.build.InvalidateAck(x, m.id), m.driver, done)
 	case *uvmproto.TransferCmdMsg:
-		if x.To == uvmproto.Host {
+		switch {
+		case x.To == uvmproto.Host:
 			m.out.Send(m.build.Writeback(m.id, x.Pages, x.Batch), m.driver, now)
-			return nil
+		case m.gpu != nil:
+			m.gpu.SendPages(now, x.To, x.Pages, x.Batch)
+		case m.gpuPort != nil:
+			m.ctrlOut.Send(m.build.SendPages(x.To, x.Pages, x.Batch), m.gpuPort, now)
+		default:
+			return fmt.Errorf("transfer to GPU %d commanded, but no GPU is attached to send pages over NVLink (SetGPU or ConnectGPU)", x.To)
 		}
-		if m.gpu == nil {
-			return fmt.Errorf("transfer to GPU %d commanded, but no GPU is attached to send pages over NVLink", x.To)
-		}
-		m.gpu.SendPages(now, x.To, x.Pages, x.Batch)
 	case *uvmproto.PageDataMsg:
 		if len(x.Entries) > 0 {
-			m.install(x.Entries)
+			m.install(now, x.Entries)
 			m.faults.Reply(x.Entries, x.Resolved, false, false)
 			m.apply(now)
 		}
 		m.DataArrived(now, x.Batch)
 	case *uvmproto.MapMsg:
-		m.install(x.Entries)
+		m.install(now, x.Entries)
 		m.faults.Reply(x.Entries, x.Resolved, x.EndOfBatch, false)
 		m.apply(now)
 	case *uvmproto.CounterReplyMsg:
-		m.install(x.Entries)
+		m.install(now, x.Entries)
 		m.faults.Reply(x.Entries, x.Resolved, false, true)
 		m.apply(now)
 	default:
@@ -341,13 +366,52 @@ func (m *Comp) invalidate(entries []uvmproto.Inval) {
 	}
 }
 
-func (m *Comp) install(entries []uvmproto.Mapping) {
+func (m *Comp) install(now sim.VTimeInSec, entries []uvmproto.Mapping) {
 	for _, e := range entries {
 		m.table[e.Page] = PTE{Kind: e.Kind, Owner: int8(e.Owner), Bits: e.Bits}
 		if m.gpu != nil {
 			m.gpu.DropTranslation(e.Page)
 		}
 	}
+	if m.gpu == nil && m.gpuPort != nil && len(entries) > 0 {
+		pages := make([]uint64, len(entries))
+		for i, e := range entries {
+			pages[i] = e.Page
+		}
+		m.ctrlOut.Send(m.build.DropTranslations(pages), m.gpuPort, now)
+	}
+}
+
+// acknowledge tells the driver that shootdown x is done at at: the
+// acknowledgement, or for a hardware eviction the pages' write-back.
+func (m *Comp) acknowledge(x *uvmproto.InvalidateMsg, at sim.VTimeInSec) {
+	if x.Writeback {
+		pages := make([]uint64, len(x.Entries))
+		for i, iv := range x.Entries {
+			pages[i] = iv.Page
+		}
+		m.out.Send(m.build.Writeback(m.id, pages, x.Batch), m.driver, at)
+		return
+	}
+	m.out.Send(m.build.InvalidateAck(x, m.id), m.driver, at)
+}
+
+// control handles a message from the GPU on the Control port.
+func (m *Comp) control(now sim.VTimeInSec, msg sim.Msg) error {
+	switch x := msg.(type) {
+	case *uvmproto.ShootdownRsp:
+		inv, ok := m.shootdowns[x.RespondTo]
+		if !ok {
+			return fmt.Errorf("shootdown response to %q, which is not a pending shootdown", x.RespondTo)
+		}
+		delete(m.shootdowns, x.RespondTo)
+		m.acknowledge(inv, now)
+	case *uvmproto.PagesArrivedMsg:
+		m.DataArrived(now, x.Batch)
+	default:
+		return fmt.Errorf("unexpected message %T on Control", msg)
+	}
+	return nil
 }
 
 // DataArrived tells the driver that a transfer into this GPU completed.

@@ -1,0 +1,82 @@
+package uvmproto
+
+import "github.com/sarchlab/akita/v3/sim"
+
+// The GPU side of a GMMU, as messages on its Control port, for a GPU model
+// that is not mgpu's (mgpu's own GPU takes the same requests as Go calls,
+// gmmu.GPU, its fast path). A GMMU with a GPU port connected
+// (gmmu.Comp.ConnectGPU) and no gmmu.GPU sends:
+//   - ShootdownReq: drop or downgrade Entries in the GPU's TLBs and caches
+//     and drain the work in flight on them; the GPU answers ShootdownRsp
+//     when the drain is done (its SendTime is the drained time), and only
+//     then does the driver hear the acknowledgement;
+//   - DropTranslationsReq: the GMMU installed new PTEs for Pages; the GPU
+//     drops any translation of them it holds (no answer);
+//   - SendPagesReq: copy Pages to GPU To, part of the driver's batch
+//     Batch; the GPU sends them on its own data path.
+// and takes PagesArrivedMsg: page data of Batch landed in this GPU's
+// memory, which the GMMU reports to the driver (a peer's pages; pages
+// from the host arrive at the GMMU itself).
+
+// ShootdownReq asks the GPU to drop Entries and drain.
+type ShootdownReq struct {
+	sim.MsgMeta
+	Entries []Inval
+}
+
+// ShootdownRsp says the GPU dropped and drained what RespondTo asked.
+type ShootdownRsp struct {
+	sim.MsgMeta
+	RespondTo string
+}
+
+// DropTranslationsReq tells the GPU that Pages have new PTEs.
+type DropTranslationsReq struct {
+	sim.MsgMeta
+	Pages []uint64
+}
+
+// SendPagesReq asks the GPU to copy Pages to GPU To for batch Batch.
+type SendPagesReq struct {
+	sim.MsgMeta
+	To    int
+	Pages []uint64
+	Batch uint64
+}
+
+// PagesArrivedMsg says page data of batch Batch landed in the GPU.
+type PagesArrivedMsg struct {
+	sim.MsgMeta
+	Batch uint64
+}
+
+func (m *ShootdownReq) Meta() *sim.MsgMeta        { return &m.MsgMeta }
+func (m *ShootdownRsp) Meta() *sim.MsgMeta        { return &m.MsgMeta }
+func (m *DropTranslationsReq) Meta() *sim.MsgMeta { return &m.MsgMeta }
+func (m *SendPagesReq) Meta() *sim.MsgMeta        { return &m.MsgMeta }
+func (m *PagesArrivedMsg) Meta() *sim.MsgMeta     { return &m.MsgMeta }
+
+// Shootdown builds a GMMU's shootdown request.
+func (b Builder) Shootdown(entries []Inval) *ShootdownReq {
+	return &ShootdownReq{MsgMeta: b.meta(invalBytes * len(entries)), Entries: entries}
+}
+
+// ShootdownDone answers req.
+func (b Builder) ShootdownDone(req *ShootdownReq) *ShootdownRsp {
+	return &ShootdownRsp{MsgMeta: b.meta(ackBytes), RespondTo: req.ID}
+}
+
+// DropTranslations builds a GMMU's notice of new PTEs.
+func (b Builder) DropTranslations(pages []uint64) *DropTranslationsReq {
+	return &DropTranslationsReq{MsgMeta: b.meta(pageIDBytes * len(pages)), Pages: pages}
+}
+
+// SendPages builds a GMMU's request to copy pages to GPU to.
+func (b Builder) SendPages(to int, pages []uint64, batch uint64) *SendPagesReq {
+	return &SendPagesReq{MsgMeta: b.meta(pageIDBytes * len(pages)), To: to, Pages: pages, Batch: batch}
+}
+
+// PagesArrived builds a GPU's report that batch's page data landed.
+func (b Builder) PagesArrived(batch uint64) *PagesArrivedMsg {
+	return &PagesArrivedMsg{MsgMeta: b.meta(ackBytes), Batch: batch}
+}
