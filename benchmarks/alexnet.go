@@ -40,19 +40,20 @@ package benchmarks
 // Preferred eviction: LRU (ObservUVM Table II; no gain over LRM for AN).
 // Class: regular, assigned here (see inferNet.Class).
 //
-// SUV hints (the framework's, dnn.go): every tensor is Density. The index
-// maps use only the work-item index and the shapes, and the accesses
+// Access facts (the framework's, dnn.go): every tensor is Analysable. The
+// index maps use only the work-item index and the shapes, and the accesses
 // count threads in closed form (padding taps, LRN's edge channels): one a
-// lane, except the kernarg, which all 256 threads of a block read and
-// the stream issues as one lane a wavefront. Each elementwise range is a few KB a block, small against the activations
-// and column buffers; this is where Table I's T for AN comes from, as the
-// simulator applies the WSS cutoff. One departure from Table I: conv2,
-// conv4 and conv5 launch im2col and the GEMM once per group, in a host
-// loop that moves the pointers into the input's channels, the weights and
-// the output. In those launches the three are Iterative over 2 groups,
-// each span a group's slice of every image. Those spans cover about half
-// of the weights and nearly all of each activation, so the plan mostly
-// falls back to Density/Temporal for them.
+// lane, except the kernarg, which all 256 threads of a block read and the
+// stream issues as one lane a wavefront. Each elementwise range is a few
+// KB a block, small against the activations and column buffers; this is
+// where Table I's T for AN comes from, as the simulator applies the WSS
+// cutoff. One departure from Table I: conv2, conv4 and conv5 launch im2col
+// and the GEMM once per group, in a host loop that moves the pointers into
+// the input's channels, the weights and the output. In those launches the
+// three are HostLoop over 2 groups, each span a group's slice of every
+// image. Those spans cover about half of the weights and nearly all of
+// each activation, so SUV's plan mostly falls back to Density/Temporal for
+// them.
 var alexnet = inferNet{
 	name: "alexnet", size: AlexNetSize, aliases: []string{"AN"},
 	desc: "Tango AlexNet batched inference (forward only): grouped convolutions, LRN, overlapping pooling, FC",

@@ -66,16 +66,17 @@ import "github.com/mgpu-sim/mgpu/objtable"
 // matrix-vector products walk 64 rows an instruction, as bicg_kernel2,
 // which Early-Adaptor classes irregular); Early-Adaptor does not run it.
 //
-// SUV hints: every object is Density in every launch, as Table I's BCG.
-// The host loop passes alpha, beta and omega as values, and the dots slots
-// are constants, so no address depends on the iteration. Accesses count
-// threads: the n that pass i < n (n is a multiple of 64, so a wavefront's
-// threads are all in range or all out). Each vector operand of an
-// elementwise or dot kernel is n accesses, its range a block's 256
-// floats. In a matrix-vector product, A is n^2 accesses over 256 rows
-// (256n floats), and the vector read at j is n^2 over all n: every thread
-// loads vec[j], though the stream has one lane per wavefront and j, so 64
-// threads a lane. A dot's slot is one access per block, by its thread 0.
+// Access facts: every object is Analysable in every launch (SUV's Table I
+// types BCG density). The host loop passes alpha, beta and omega as
+// values, and the dots slots are constants, so no address depends on the
+// iteration. Accesses count threads: the n that pass i < n (n is a
+// multiple of 64, so a wavefront's threads are all in range or all out).
+// Each vector operand of an elementwise or dot kernel is n accesses, its
+// range a block's 256 floats. In a matrix-vector product, A is n^2
+// accesses over 256 rows (256n floats), and the vector read at j is n^2
+// over all n: every thread loads vec[j], though the stream has one lane
+// per wavefront and j, so 64 threads a lane. A dot's slot is one access
+// per block, by its thread 0.
 type BiCGStab struct{}
 
 const (
@@ -99,11 +100,11 @@ func (BiCGStab) Info() Info {
 		Description: "dense BiCGStab (SUV BCG): 2 row-per-thread matrix-vector products, 3 dot products, 3 updates an iteration",
 		// SUV attributes BCG to PolyBench, whose GPU suite has no
 		// BiCGStab: the program is SUV's.
-		Suite:     "SUV",
-		Aliases:   []string{"BCG"},
-		Class:     ClassIrregular,
-		PaperSize: BiCGStabSize,
-		SUVHints:  true,
+		Suite:          "SUV",
+		Aliases:        []string{"BCG"},
+		Class:          ClassIrregular,
+		PaperSize:      BiCGStabSize,
+		DeclaresAccess: true,
 	}
 }
 
@@ -174,15 +175,15 @@ func (BiCGStab) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 				[]vecOp{load(ix), load(ip), load(is), store(ix), load(it), store(ir)}),
 		)
 	}
-	bcgHints(ks, n, id)
-	finishSUV(alloc, ks)
+	bcgAccess(ks, n, id)
+	FinishAccess(alloc, ks)
 	return ks, nil
 }
 
-// bcgHints declares the hints of bicgstab's launches ks, from each
+// bcgAccess declares the accesses of bicgstab's launches ks, from each
 // kernel's name and arguments (in Setup's order); id are the objects A,
 // b, x, r, r_hat, p, v, s, t, dots.
-func bcgHints(ks []Kernel, n int, id []int) {
+func bcgAccess(ks []Kernel, n int, id []int) {
 	nn := int64(n)
 	blocks := int64(ceilDiv(n, vecBlock))
 	for i := range ks {
@@ -190,7 +191,7 @@ func bcgHints(ks []Kernel, n int, id []int) {
 		acc := map[int]int64{}
 		rng := map[int]int64{}
 		for _, o := range k.Args {
-			acc[o], rng[o] = nn, floatSpan(0, vecBlock-1) // one access by each thread
+			acc[o], rng[o] = nn, FloatSpan(0, vecBlock-1) // one access by each thread
 		}
 		switch k.Name {
 		case "bicgstab_residual", "bicgstab_matvec":
@@ -202,21 +203,21 @@ func bcgHints(ks []Kernel, n int, id []int) {
 			} else {
 				acc[k.Args[2]] = 2 * nn // v or t: stored before and after the loop
 			}
-			acc[id[0]], rng[id[0]] = nn*nn, floatSpan(0, vecBlock*nn-1)
-			acc[mul], rng[mul] = nn*nn, floatSpan(0, nn-1) // all n threads, n each: a broadcast
+			acc[id[0]], rng[id[0]] = nn*nn, FloatSpan(0, vecBlock*nn-1)
+			acc[mul], rng[mul] = nn*nn, FloatSpan(0, nn-1) // all n threads, n each: a broadcast
 		case "bicgstab_dot", "bicgstab_dot2":
 			slots := int64(1)
 			if k.Name == "bicgstab_dot2" {
 				slots = 2 // dots[2] and dots[3]
 			}
-			acc[id[9]], rng[id[9]] = slots*blocks, floatSpan(0, slots-1)
+			acc[id[9]], rng[id[9]] = slots*blocks, FloatSpan(0, slots-1)
 		case "bicgstab_update_p":
 			acc[id[5]] = 2 * nn // p: load and store
 		case "bicgstab_update_xr":
 			acc[id[2]] = 2 * nn // x: load and store
 		}
 		for _, o := range k.Args {
-			k.SUV = append(k.SUV, densityHint(o, acc[o], rng[o]))
+			k.Access = append(k.Access, AnalysableAccess(o, acc[o], rng[o]))
 		}
 	}
 }

@@ -71,13 +71,14 @@ import (
 // constructor allocates and leaks before the one it keeps; the pool is
 // sized to the nodes in use, not Awad's fixed MAX_SIZE.
 //
-// SUV hints: d_pool is Unknown. Each level's node address is the child
-// index loaded from the node above: a pointer chase, under a descent whose
-// length (to a leaf) is data-dependent. d_queries, d_root and d_results
-// are Density. They are read or written outside the descent, at affine
-// addresses: Q accesses each (64 lanes per wavefront; d_root's 64 lanes
-// share one address). One block's range is 1024 words of queries or
-// results and d_root's one word. This is Table I's U, D for BTR.
+// Access facts: d_pool is DataDependent. Each level's node address is the
+// child index loaded from the node above: a pointer chase, under a descent
+// whose length (to a leaf) is data-dependent. d_queries, d_root and
+// d_results are Analysable. They are read or written outside the descent,
+// at affine addresses: Q accesses each (64 lanes per wavefront; d_root's
+// 64 lanes share one address). One block's range is 1024 words of queries
+// or results and d_root's one word. SUV's Table I types BTR U, D the same
+// way.
 type BTree struct{}
 
 const (
@@ -115,7 +116,7 @@ func (BTree) Info() Info {
 		Class:             ClassIrregular,
 		PaperSize:         BTreeSize,
 		PreferredEviction: observUVMLFU,
-		SUVHints:          true,
+		DeclaresAccess:    true,
 	}
 }
 
@@ -262,14 +263,14 @@ func (BTree) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	levels := len(t.levels)
 	wfs := btreeBlock / WavefrontSize
 	seed := p.Seed
-	qq, block := int64(q), floatSpan(0, btreeBlock-1)
+	qq, block := int64(q), FloatSpan(0, btreeBlock-1)
 	ks := []Kernel{{
 		Name: "search_b_tree", Args: []int{id[2], id[3], id[4], id[0]},
-		SUV: []SUVHint{
-			densityHint(id[2], qq, floatBytes),
-			densityHint(id[3], qq, block),
-			densityHint(id[4], qq, block),
-			unknownHint(id[0]),
+		Access: []Access{
+			AnalysableAccess(id[2], qq, floatBytes),
+			AnalysableAccess(id[3], qq, block),
+			AnalysableAccess(id[4], qq, block),
+			DataDependentAccess(id[0]),
 		},
 		Workgroups: q / btreeBlock, WavefrontsPerWorkgroup: wfs,
 		Wavefront: func(wg, wf, _ int) Stream {
@@ -313,6 +314,6 @@ func (BTree) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 			}}
 		},
 	}}
-	finishSUV(alloc, ks)
+	FinishAccess(alloc, ks)
 	return ks, nil
 }

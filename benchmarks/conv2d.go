@@ -29,11 +29,12 @@ import "github.com/mgpu-sim/mgpu/objtable"
 //
 // Class: regular (Early-Adaptor Table II).
 //
-// SUV hints: A and B Density, as Table I's 2DC. Their addresses are affine
-// in the thread and block indices, with no host loop. Accesses follow the
-// border check, which depends on the indices only: (n-2)^2 threads pass
-// it, so A has 9(n-2)^2 and B (n-2)^2. One block's range: A rows 8by-1 ..
-// 8by+8 and columns 32bx-1 .. 32bx+32, which is 9n+34 floats. B covers 7n+32.
+// Access facts: A and B Analysable (SUV's Table I: D for 2DC). Their
+// addresses are affine in the thread and block indices, with no host loop.
+// Accesses follow the border check, which depends on the indices only:
+// (n-2)^2 threads pass it, so A has 9(n-2)^2 and B (n-2)^2. One block's
+// range: A rows 8by-1 .. 8by+8 and columns 32bx-1 .. 32bx+32, which is
+// 9n+34 floats. B covers 7n+32.
 type Convolution2D struct{}
 
 const (
@@ -60,7 +61,7 @@ func (Convolution2D) Info() Info {
 		Class:             ClassRegular,
 		PaperSize:         Conv2DSize,
 		PreferredEviction: observUVMCP,
-		SUVHints:          true,
+		DeclaresAccess:    true,
 	}
 }
 
@@ -90,9 +91,9 @@ func (Convolution2D) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error
 	nn, inner := int64(n), int64(n-2)*int64(n-2)
 	ks := []Kernel{{
 		Name: "Convolution2D_kernel", Args: ids,
-		SUV: []SUVHint{
-			densityHint(ids[0], 9*inner, floatSpan(-nn-1, 8*nn+convBlockX)),
-			densityHint(ids[1], inner, floatSpan(0, 7*nn+convBlockX-1)),
+		Access: []Access{
+			AnalysableAccess(ids[0], 9*inner, FloatSpan(-nn-1, 8*nn+convBlockX)),
+			AnalysableAccess(ids[1], inner, FloatSpan(0, 7*nn+convBlockX-1)),
 		},
 		Workgroups: gx * (n / convBlockY), WavefrontsPerWorkgroup: convBlockX * convBlockY / WavefrontSize,
 		Wavefront: func(wg, wf, _ int) Stream {
@@ -121,6 +122,6 @@ func (Convolution2D) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error
 			}}
 		},
 	}}
-	finishSUV(alloc, ks)
+	FinishAccess(alloc, ks)
 	return ks, nil
 }

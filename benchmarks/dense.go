@@ -67,6 +67,6 @@ func (d denseLinalg) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error
 	}
 	m.ids = lastObjects(alloc, len(m.base))
 	ks := d.kernels(m)
-	finishSUV(alloc, ks)
+	FinishAccess(alloc, ks)
 	return ks, nil
 }

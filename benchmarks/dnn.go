@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mgpu-sim/mgpu/objtable"
-	"github.com/mgpu-sim/mgpu/suv"
 )
 
 // The DNN workloads (i2c, c2d, lenet, vgg16, resnet18) are built from one
@@ -83,9 +82,10 @@ type dnet struct {
 	karg    *tensor
 	kernels []Kernel
 	err     error
-	// suv makes the elementwise and GEMM launches declare SUV hints
-	// (elementwiseSUV, gemmSUV); the inference networks set it.
-	suv bool
+	// access makes the elementwise and GEMM launches declare their
+	// accesses (elementwiseAccess, gemmAccess); the inference networks
+	// set it.
+	access bool
 	// perElementIm2col runs im2col a work-item per column element
 	// (Params.Im2col).
 	perElementIm2col bool
@@ -182,7 +182,7 @@ type operand struct {
 	write bool
 	// partial marks a map that returns -1 for some work-items (padding,
 	// channels past an edge); active is then how many it maps, counted in
-	// closed form by the layer for the SUV hints.
+	// closed form by the layer for the access facts.
 	partial bool
 	active  int
 }
@@ -249,8 +249,8 @@ func (d *dnet) elementwiseVec(name string, n, vec int, ops ...operand) {
 			in.Lanes = active
 		}}
 	}, uses...)
-	if d.suv {
-		d.kernels[len(d.kernels)-1].SUV = d.elementwiseSUV(items, vec, wgs, ops)
+	if d.access {
+		d.kernels[len(d.kernels)-1].Access = d.elementwiseAccess(items, vec, wgs, ops)
 	}
 }
 
@@ -312,8 +312,8 @@ func (d *dnet) gemm(name string, m, n, k, batch int, a, b, c mat, accumulate boo
 			}
 		}}
 	}, a.t, b.t, c.t)
-	if d.suv {
-		d.kernels[len(d.kernels)-1].SUV = d.gemmSUV(m, n, k, batch, a, b, c, readC)
+	if d.access {
+		d.kernels[len(d.kernels)-1].Access = d.gemmAccess(m, n, k, batch, a, b, c, readC)
 	}
 }
 
@@ -394,28 +394,30 @@ func (d *dnet) reduce(name string, src *tensor, n, c, hw int, dst ...*tensor) {
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-// SUV hints of the framework's launches (dnet.suv), for the inference
-// networks: every tensor is Density. The index maps use only the
-// work-item index and the shapes, with no loaded index and no loop of the
-// host's. A layer whose launches sit in a host loop over groups marks its
-// moving tensors Iterative afterwards (iterate). Accesses count threads
-// (work-items), as SUV does, each one lane in the stream except at the
-// kernarg: an elementwise operand has one per work-item it maps, the
-// layer's closed count for a partial map. A GEMM operand has its stored
-// rows times ceil(stored columns / 4) float4 accesses, one per work-item
-// and instruction, once per output tile of the other dimension (an edge
-// tile's work-items outside the matrix fail the bounds check). The kernarg is read by every work-item
-// of the launch, before any bounds check: 256 a workgroup, though the
-// stream has one broadcast lane per wavefront.
+// Access facts of the framework's launches (dnet.access), for the
+// inference networks: every tensor is Analysable. The index maps use only
+// the work-item index and the shapes, with no loaded index and no loop of
+// the host's. A layer whose launches sit in a host loop over groups marks
+// its moving tensors HostLoop afterwards (iterate). Accesses count threads
+// (work-items), as a compiler's count does, each one lane in the stream
+// except at the kernarg: an elementwise operand has one per work-item it
+// maps, the layer's closed count for a partial map. A GEMM operand has its
+// stored rows times ceil(stored columns / 4) float4 accesses, one per
+// work-item and instruction, once per output tile of the other dimension
+// (an edge tile's work-items outside the matrix fail the bounds check).
+// The kernarg is read by every work-item of the launch, before any bounds
+// check: 256 a workgroup, though the stream has one broadcast lane per
+// wavefront.
 
-// elementwiseSUV is the hints of an elementwise launch of items work-items
-// of vec elements in wgs workgroups. A tensor's range is the hull of its
-// operands' lanes in one workgroup: the middle one, an interior block
-// (border blocks lose lanes to padding), or, for a tensor with no lane
-// there (one half of a concat), the next block that has one. The maps
-// divide and take remainders, so the block's range is evaluated lane by
-// lane, which is what interval arithmetic gives where no remainder wraps.
-func (d *dnet) elementwiseSUV(items, vec, wgs int, ops []operand) []SUVHint {
+// elementwiseAccess is the accesses of an elementwise launch of items
+// work-items of vec elements in wgs workgroups. A tensor's range is the
+// hull of its operands' lanes in one workgroup: the middle one, an
+// interior block (border blocks lose lanes to padding), or, for a tensor
+// with no lane there (one half of a concat), the next block that has one.
+// The maps divide and take remainders, so the block's range is evaluated
+// lane by lane, which is what interval arithmetic gives where no remainder
+// wraps.
+func (d *dnet) elementwiseAccess(items, vec, wgs int, ops []operand) []Access {
 	var ids []int
 	byID := map[int][]operand{}
 	acc := map[int]int64{}
@@ -431,18 +433,18 @@ func (d *dnet) elementwiseSUV(items, vec, wgs int, ops []operand) []SUVHint {
 		}
 		acc[id] += int64(n)
 	}
-	var hs []SUVHint
+	var hs []Access
 	for _, id := range ids {
 		var rng int64
 		for i := 0; i < wgs; i++ {
 			if lo, hi, ok := blockLanes(byID[id], items, vec, (wgs/2+i)%wgs); ok {
-				rng = floatSpan(int64(lo), int64(hi))
+				rng = FloatSpan(int64(lo), int64(hi))
 				break
 			}
 		}
-		hs = append(hs, densityHint(id, acc[id], rng))
+		hs = append(hs, AnalysableAccess(id, acc[id], rng))
 	}
-	return append(hs, d.kernargSUV(wgs))
+	return append(hs, d.kernargAccess(wgs))
 }
 
 // blockLanes is the lowest and highest element ops address in workgroup
@@ -467,10 +469,10 @@ func blockLanes(ops []operand, items, vec, wg int) (lo, hi int, ok bool) {
 	return lo, hi, ok
 }
 
-// gemmSUV is the hints of a gemm launch. Ranges are the first output
+// gemmAccess is the accesses of a gemm launch. Ranges are the first output
 // tile's: A's 64 rows across all of K, B's 64 columns down all of K, C's
 // tile.
-func (d *dnet) gemmSUV(m, n, k, batch int, a, b, c mat, readC bool) []SUVHint {
+func (d *dnet) gemmAccess(m, n, k, batch int, a, b, c mat, readC bool) []Access {
 	tm, tn := int64(ceilDiv(m, dnnTile)), int64(ceilDiv(n, dnnTile))
 	// lanes is the float4 lanes of one pass over a logical rows x cols
 	// operand: every stored row, ceil(stored columns / 4) lanes each.
@@ -485,48 +487,48 @@ func (d *dnet) gemmSUV(m, n, k, batch int, a, b, c mat, readC bool) []SUVHint {
 		if x.trans {
 			rows, cols = cols, rows
 		}
-		return floatSpan(0, int64(rows-1)*int64(x.ld)+int64((cols-1)/gemmVec*gemmVec))
+		return FloatSpan(0, int64(rows-1)*int64(x.ld)+int64((cols-1)/gemmVec*gemmVec))
 	}
 	bt, cPasses := int64(batch), int64(1)
 	if readC {
 		cPasses = 2
 	}
-	hs := []SUVHint{
-		densityHint(a.t.id, bt*tn*lanes(a, m, k), span(a, min(dnnTile, m), k)),
-		densityHint(b.t.id, bt*tm*lanes(b, k, n), span(b, k, min(dnnTile, n))),
-		densityHint(c.t.id, bt*cPasses*lanes(c, m, n), span(c, min(dnnTile, m), min(dnnTile, n))),
+	hs := []Access{
+		AnalysableAccess(a.t.id, bt*tn*lanes(a, m, k), span(a, min(dnnTile, m), k)),
+		AnalysableAccess(b.t.id, bt*tm*lanes(b, k, n), span(b, k, min(dnnTile, n))),
+		AnalysableAccess(c.t.id, bt*cPasses*lanes(c, m, n), span(c, min(dnnTile, m), min(dnnTile, n))),
 	}
-	// One object may be two operands: one hint, accesses summed.
-	var out []SUVHint
+	// One object may be two operands: one declaration, accesses summed.
+	var out []Access
 	at := map[int]int{}
 	for _, h := range hs {
 		if i, ok := at[h.Object]; ok {
 			out[i].Accesses += h.Accesses
-			out[i].WorkgroupRangeBytes = max(out[i].WorkgroupRangeBytes, h.WorkgroupRangeBytes)
+			out[i].WorkgroupBytes = max(out[i].WorkgroupBytes, h.WorkgroupBytes)
 			continue
 		}
 		at[h.Object] = len(out)
 		out = append(out, h)
 	}
-	return append(out, d.kernargSUV(int(bt*tm*tn)))
+	return append(out, d.kernargAccess(int(bt*tm*tn)))
 }
 
-// kernargSUV is the kernarg's hint in a launch of wgs workgroups: a load
+// kernargAccess is the kernarg's access in a launch of wgs workgroups: a load
 // by each of their threads (one broadcast lane a wavefront in the stream).
-func (d *dnet) kernargSUV(wgs int) SUVHint {
-	return densityHint(d.karg.id, int64(wgs)*dnnWorkgroup, floatBytes)
+func (d *dnet) kernargAccess(wgs int) Access {
+	return AnalysableAccess(d.karg.id, int64(wgs)*dnnWorkgroup, floatBytes)
 }
 
-// iterate makes t's hint in the last launch Iterative with it: the launch
+// iterate makes t's access in the last launch HostLoop with it: the launch
 // sits in a host loop that moves its pointer into t.
-func (d *dnet) iterate(t *tensor, it suv.Iteration) {
-	if !d.suv || d.err != nil {
+func (d *dnet) iterate(t *tensor, it LoopSpan) {
+	if !d.access || d.err != nil {
 		return
 	}
-	hs := d.kernels[len(d.kernels)-1].SUV
+	hs := d.kernels[len(d.kernels)-1].Access
 	for i := range hs {
 		if hs[i].Object == t.id {
-			hs[i].Class, hs[i].Iter = suv.Iterative, it
+			hs[i].Pattern, hs[i].Loop = HostLoop, it
 		}
 	}
 }

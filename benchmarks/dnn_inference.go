@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/mgpu-sim/mgpu/objtable"
-	"github.com/mgpu-sim/mgpu/suv"
 )
 
 // Batched inference on the DNN framework (alexnet, squeezenet): the
@@ -68,9 +67,9 @@ func (w inferNet) Info() Info {
 		// ObservUVM's LRU for both networks (which behaves as the default
 		// LRM for them).
 		PreferredEviction: observUVMLRU,
-		// See dnn.go's elementwiseSUV and gemmSUV, and conv for the group
+		// See dnn.go's elementwiseAccess and gemmAccess, and conv for the group
 		// loop.
-		SUVHints: true,
+		DeclaresAccess: true,
 	}
 }
 
@@ -81,12 +80,12 @@ func (w inferNet) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 		return nil, err
 	}
 	d := newDNet(alloc)
-	d.suv = true
+	d.access = true
 	w.def(&imodel{dnet: d, n: batch}, div)
 	if d.err != nil {
 		return nil, fmt.Errorf("%s: %w", w.name, d.err)
 	}
-	finishSUV(alloc, d.kernels)
+	FinishAccess(alloc, d.kernels)
 	return d.kernels, nil
 }
 
@@ -169,11 +168,11 @@ func (m *imodel) conv(name string, x *act, cout, k, stride, pad, groups int) *ac
 		col = m.tensor(name+".col", ckk*np)
 	}
 	// The group loop moves the pointers into x (its channels), w and y
-	// with g, so with two groups or more those are Iterative in its
+	// with g, so with two groups or more those are HostLoop in its
 	// launches: each span is the group's slice of every image.
 	images, hw := int64(m.n-1), int64(x.hw())
-	xIt := func(g int) suv.Iteration {
-		return affineIter(g, groups, 0, int64(cin)*hw*floatBytes, (images*int64(x.c)+int64(cin))*hw*floatBytes)
+	xIt := func(g int) LoopSpan {
+		return AffineLoop(g, groups, 0, int64(cin)*hw*floatBytes, (images*int64(x.c)+int64(cin))*hw*floatBytes)
 	}
 	for g := 0; g < groups; g++ {
 		src := mat{t: tensorView(x.y, g*cin*x.hw()), ld: x.hw(), batchStride: x.c * x.hw()}
@@ -188,8 +187,8 @@ func (m *imodel) conv(name string, x *act, cout, k, stride, pad, groups int) *ac
 			mat{t: tensorView(y.y, g*cog*ohw), ld: ohw, batchStride: cout * ohw}, false)
 		if groups > 1 {
 			wb, yb := int64(cog*ckk)*floatBytes, int64(cog*ohw)*floatBytes
-			m.iterate(w, affineIter(g, groups, 0, wb, wb))
-			m.iterate(y.y, affineIter(g, groups, 0, yb, (images*int64(cout)+int64(cog))*int64(ohw)*floatBytes))
+			m.iterate(w, AffineLoop(g, groups, 0, wb, wb))
+			m.iterate(y.y, AffineLoop(g, groups, 0, yb, (images*int64(cout)+int64(cog))*int64(ohw)*floatBytes))
 			if direct {
 				m.iterate(x.y, xIt(g))
 			}

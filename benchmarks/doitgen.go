@@ -2,7 +2,6 @@ package benchmarks
 
 import (
 	"github.com/mgpu-sim/mgpu/objtable"
-	"github.com/mgpu-sim/mgpu/suv"
 )
 
 // Doitgen is PolyBench/GPU's doitgen (doitgen.cu, the multiresolution
@@ -39,15 +38,15 @@ import (
 // does not run it; SUV's Table I types it iterative and density, its own
 // classification).
 //
-// SUV hints: A and sum are Iterative in both kernels. Their addresses add
-// r*n^2 to a pointer the host loop over r passes, so iteration r touches
-// slice r: offset 0, stride n^2 floats, span n^2 floats (q and s over the
-// grid and the loop). C4, read whole by every kernel1, is Density. Accesses
-// and ranges are gemm's (see GEMM) with A[r] as a and C4 as b, counting
-// the n^2 threads of a launch: kernel1 has sum 2n^2, A n^3 (32 times its
-// lanes: a thread row shares A[r][q][s]) and C4 n^3 (twice its lanes: a
-// wavefront's two rows share C4[s][p]); kernel2 has sum and A n^2 each,
-// one lane a thread, over a block's 8 rows of 32.
+// Access facts: A and sum are HostLoop in both kernels. Their addresses
+// add r*n^2 to a pointer the host loop over r passes, so iteration r
+// touches slice r: offset 0, stride n^2 floats, span n^2 floats (q and s
+// over the grid and the loop). C4, read whole by every kernel1, is
+// Analysable. Accesses and ranges are gemm's (see GEMM) with A[r] as a and
+// C4 as b, counting the n^2 threads of a launch: kernel1 has sum 2n^2, A
+// n^3 (32 times its lanes: a thread row shares A[r][q][s]) and C4 n^3
+// (twice its lanes: a wavefront's two rows share C4[s][p]); kernel2 has
+// sum and A n^2 each, one lane a thread, over a block's 8 rows of 32.
 type Doitgen struct{}
 
 func init() {
@@ -57,13 +56,13 @@ func init() {
 // Info implements Workload.
 func (Doitgen) Info() Info {
 	return Info{
-		Name:        "doitgen",
-		Description: "PolyBench/GPU doitgen (SUV DTG): per r, sum = A[r] x C4 then A[r] = sum, a launch pair per r",
-		Suite:       SuitePolyBench,
-		Aliases:     []string{"DTG"},
-		Class:       ClassRegular,
-		PaperSize:   DoitgenSize,
-		SUVHints:    true,
+		Name:           "doitgen",
+		Description:    "PolyBench/GPU doitgen (SUV DTG): per r, sum = A[r] x C4 then A[r] = sum, a launch pair per r",
+		Suite:          SuitePolyBench,
+		Aliases:        []string{"DTG"},
+		Class:          ClassRegular,
+		PaperSize:      DoitgenSize,
+		DeclaresAccess: true,
 	}
 }
 
@@ -94,27 +93,27 @@ func (Doitgen) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 		ar, sr := a+uint64(r)*slice, sum+uint64(r)*slice
 		l := innerLoop{c: sr, ni: n, nj: n, nk: n, zero: true, loads: []kAccess{{ar, n, atIK}, {c4, n, atKJ}}}
 		k1, k2 := l.kernel("doitgen_kernel1", args), doitgenCopy(args, ar, sr, n)
-		k1.SUV, k2.SUV = doitgenHints(args, n, r)
+		k1.Access, k2.Access = doitgenAccess(args, n, r)
 		ks = append(ks, k1, k2)
 	}
-	finishSUV(alloc, ks)
+	FinishAccess(alloc, ks)
 	return ks, nil
 }
 
-// doitgenHints are the hints of kernel1 and kernel2 at iteration r, args
+// doitgenAccess are the accesses of kernel1 and kernel2 at iteration r, args
 // A, C4, sum.
-func doitgenHints(args []int, n, r int) (k1, k2 []SUVHint) {
+func doitgenAccess(args []int, n, r int) (k1, k2 []Access) {
 	nn := int64(n)
 	slice := nn * nn * floatBytes
-	it := affineIter(r, n, 0, slice, slice)
-	k1 = polyMatmulHints(args[0], args[1], args[2], n)
+	it := AffineLoop(r, n, 0, slice, slice)
+	k1 = polyMatmulAccess(args[0], args[1], args[2], n)
 	for i := range k1 {
 		if k1[i].Object != args[1] { // A[r] and sum[r] move with r; C4 does not
-			k1[i].Class, k1[i].Iter = suv.Iterative, it
+			k1[i].Pattern, k1[i].Loop = HostLoop, it
 		}
 	}
-	block := floatSpan(0, (convBlockY-1)*nn+convBlockX-1)
-	k2 = []SUVHint{iterativeHint(args[0], nn*nn, block, it), iterativeHint(args[2], nn*nn, block, it)}
+	block := FloatSpan(0, (convBlockY-1)*nn+convBlockX-1)
+	k2 = []Access{LoopAccess(args[0], nn*nn, block, it), LoopAccess(args[2], nn*nn, block, it)}
 	return k1, k2
 }
 

@@ -38,17 +38,17 @@ import "github.com/mgpu-sim/mgpu/objtable"
 //
 // Class: regular (Early-Adaptor Table II).
 //
-// SUV hints: ex, ey and hz are Density in every launch, as Table I's FDT.
-// Their addresses are affine in i and j and ignore t. _fict_[t] is the
-// one address the time loop moves, so _fict_ is Iterative (offset 0,
-// stride 4, span 4, over tmax). This departs from Table I's plain D, but
-// the array is a few bytes under one page, so a prefetch window covers
-// all of it and SUV's plan treats it as Density anyway. Accesses count
-// the threads on each memop's branch (i == 0, i > 0, j > 0), which depend
-// on i and j only. A full-grid operand is n^2. Those with i > 0 or j > 0
-// are n^2 - n. The row-0 store of ey is n, and so is _fict_: the n
-// row-0 threads all load _fict_[t], one broadcast lane in the stream for
-// the 32 of them in each top wavefront. One block's range
+// Access facts: ex, ey and hz are Analysable in every launch (SUV's Table
+// I: D for FDT). Their addresses are affine in i and j and ignore t.
+// _fict_[t] is the one address the time loop moves, so _fict_ is HostLoop
+// (offset 0, stride 4, span 4, over tmax). This departs from Table I's
+// plain D, but the array is a few bytes under one page, so a prefetch
+// window covers all of it and SUV's plan treats it as Density anyway.
+// Accesses count the threads on each memop's branch (i == 0, i > 0, j >
+// 0), which depend on i and j only. A full-grid operand is n^2. Those with
+// i > 0 or j > 0 are n^2 - n. The row-0 store of ey is n, and so is
+// _fict_: the n row-0 threads all load _fict_[t], one broadcast lane in
+// the stream for the 32 of them in each top wavefront. One block's range
 // covers 8 rows of 32 at the operand's pitch, widened by the stencil
 // offsets (hz[i-1] adds a row, ex[j+1] a column).
 type FDTD2D struct{}
@@ -66,13 +66,13 @@ func init() {
 // Info implements Workload.
 func (FDTD2D) Info() Info {
 	return Info{
-		Name:        "fdtd2d",
-		Description: "PolyBench/GPU FDTD-2D: 3 stencil kernels per time step over ex, ey, hz (5 steps)",
-		Suite:       SuitePolyBench,
-		Aliases:     []string{"FDT"},
-		Class:       ClassRegular,
-		PaperSize:   FDTD2DSize,
-		SUVHints:    true,
+		Name:           "fdtd2d",
+		Description:    "PolyBench/GPU FDTD-2D: 3 stencil kernels per time step over ex, ey, hz (5 steps)",
+		Suite:          SuitePolyBench,
+		Aliases:        []string{"FDT"},
+		Class:          ClassRegular,
+		PaperSize:      FDTD2DSize,
+		DeclaresAccess: true,
 	}
 }
 
@@ -144,36 +144,36 @@ func (FDTD2D) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 			gridKernel("fdtd_step1_kernel", id, n, append(top, step1...), step1),
 			gridKernel("fdtd_step2_kernel", id[1:], n, step2, step2),
 			gridKernel("fdtd_step3_kernel", id[1:], n, step3, step3))
-		h := fdtdHints(id, n, t, tmax)
+		h := fdtdAccess(id, n, t, tmax)
 		for i := range h {
-			ks[len(ks)-3+i].SUV = h[i]
+			ks[len(ks)-3+i].Access = h[i]
 		}
 	}
-	finishSUV(alloc, ks)
+	FinishAccess(alloc, ks)
 	return ks, nil
 }
 
-// fdtdHints are the hints of the three kernels of step t over _fict_, ex,
+// fdtdAccess are the accesses of the three kernels of step t over _fict_, ex,
 // ey, hz (id).
-func fdtdHints(id []int, n, t, tmax int) [3][]SUVHint {
+func fdtdAccess(id []int, n, t, tmax int) [3][]Access {
 	nn := int64(n)
 	all, cut := nn*nn, nn*nn-nn // every thread; those with i > 0 (or j > 0)
 	// rows: a block's 8 rows of 32 at pitch p, from row r0 and column c0
 	// to one row and column more than the block when the stencil says.
 	rows := func(p, r0, r1, c0, c1 int64) int64 {
-		return floatSpan(r0*p+c0, (convBlockY-1+r1)*p+convBlockX-1+c1)
+		return FloatSpan(r0*p+c0, (convBlockY-1+r1)*p+convBlockX-1+c1)
 	}
-	return [3][]SUVHint{{
-		iterativeHint(id[0], nn, floatBytes, affineIter(t, tmax, 0, floatBytes, floatBytes)), // the row-0 threads
-		densityHint(id[2], 2*cut+nn, rows(nn, 0, 0, 0, 0)),
-		densityHint(id[3], 2*cut, rows(nn, -1, 0, 0, 0)),
+	return [3][]Access{{
+		LoopAccess(id[0], nn, floatBytes, AffineLoop(t, tmax, 0, floatBytes, floatBytes)), // the row-0 threads
+		AnalysableAccess(id[2], 2*cut+nn, rows(nn, 0, 0, 0, 0)),
+		AnalysableAccess(id[3], 2*cut, rows(nn, -1, 0, 0, 0)),
 	}, {
-		densityHint(id[1], 2*cut, rows(nn+1, 0, 0, 0, 0)),
-		densityHint(id[3], 2*cut, rows(nn, 0, 0, -1, 0)),
+		AnalysableAccess(id[1], 2*cut, rows(nn+1, 0, 0, 0, 0)),
+		AnalysableAccess(id[3], 2*cut, rows(nn, 0, 0, -1, 0)),
 	}, {
-		densityHint(id[1], 2*all, rows(nn+1, 0, 0, 0, 1)),
-		densityHint(id[2], 2*all, rows(nn, 0, 1, 0, 0)),
-		densityHint(id[3], 2*all, rows(nn, 0, 0, 0, 0)),
+		AnalysableAccess(id[1], 2*all, rows(nn+1, 0, 0, 0, 1)),
+		AnalysableAccess(id[2], 2*all, rows(nn, 0, 1, 0, 0)),
+		AnalysableAccess(id[3], 2*all, rows(nn, 0, 0, 0, 0)),
 	}}
 }
 

@@ -54,14 +54,14 @@ import (
 // copy being the host's initialisation of the managed matrix, and
 // Params.Iterations counts passes, not those repetitions.
 //
-// SUV hints: pathDistanceBuffer is Iterative in pass k of the host loop,
+// Access facts: pathDistanceBuffer is HostLoop in pass k of the host loop,
 // with a count of n for the program's passes, not the model's prefix. Two
 // of its memops, d[y][k] and d[k][x], take k from the loop. The hull of
 // its memops is still the whole matrix, because d[y][x] sweeps all of it
 // in every pass. So the span is offset 0, stride 0, span n^2 words: one
 // window is the whole object, and SUV's plan treats it as Density. Table
 // I's I for FW comes from the same memops; the code gives SUV nothing to
-// prefetch per pass. pathBuffer is Density. The stores sit under
+// prefetch per pass. pathBuffer is Analysable. The stores sit under
 // tempWeight < oldWeight, a data-dependent branch, so SUV takes its
 // fraction as 1. The declared accesses are then upper bounds: 4n^2 on the
 // distances (three loads of 64 lanes and the store per thread) and n^2 on
@@ -92,13 +92,13 @@ func init() {
 // Info implements Workload.
 func (FloydWarshall) Info() Info {
 	return Info{
-		Name:        "floyd-warshall",
-		Description: "HeCBench Floyd-Warshall: one launch per intermediate node k over the n x n distance matrix (first passes)",
-		Suite:       SuiteHeCBench,
-		Aliases:     []string{"FW"},
-		Class:       ClassRegular,
-		PaperSize:   FWSize,
-		SUVHints:    true,
+		Name:           "floyd-warshall",
+		Description:    "HeCBench Floyd-Warshall: one launch per intermediate node k over the n x n distance matrix (first passes)",
+		Suite:          SuiteHeCBench,
+		Aliases:        []string{"FW"},
+		Class:          ClassRegular,
+		PaperSize:      FWSize,
+		DeclaresAccess: true,
 	}
 }
 
@@ -244,14 +244,14 @@ func (FloydWarshall) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error
 	wfs := fwBlock * fwBlock / WavefrontSize
 	ks := make([]Kernel, passes)
 	nn := int64(n)
-	tile := floatSpan(0, (fwBlock-1)*nn+fwBlock-1)
+	tile := FloatSpan(0, (fwBlock-1)*nn+fwBlock-1)
 	for k := range ks {
 		ks[k] = Kernel{
 			Name: "floydWarshallPass", Args: args, Workgroups: side * side, WavefrontsPerWorkgroup: wfs,
-			SUV: []SUVHint{
-				iterativeHint(args[0], 4*nn*nn, floatSpan(0, max(fwBlock-1, int64(k))*nn+fwBlock-1),
-					affineIter(k, n, 0, 0, int64(size))),
-				densityHint(args[1], nn*nn, tile),
+			Access: []Access{
+				LoopAccess(args[0], 4*nn*nn, FloatSpan(0, max(fwBlock-1, int64(k))*nn+fwBlock-1),
+					AffineLoop(k, n, 0, 0, int64(size))),
+				AnalysableAccess(args[1], nn*nn, tile),
 			},
 			Wavefront: func(wg, wf, _ int) Stream {
 				x0, y0 := wg%side*fwBlock, wg/side*fwBlock+wf*tileRows
@@ -292,6 +292,6 @@ func (FloydWarshall) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error
 			},
 		}
 	}
-	finishSUV(alloc, ks)
+	FinishAccess(alloc, ks)
 	return ks, nil
 }

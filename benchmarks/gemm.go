@@ -35,16 +35,16 @@ package benchmarks
 // Class: regular, assigned here from the access pattern; Early-Adaptor
 // does not run it.
 //
-// SUV hints: A, B and C are Density, with affine addresses and no host
-// loop. Accesses count the n^2 threads (all pass the bounds check), as
-// SUV does: C has 2n^2 (load and store), A and B n^3 each (one load a
+// Access facts: A, B and C are Analysable, with affine addresses and no
+// host loop. Accesses count the n^2 threads (all pass the bounds check),
+// as SUV does: C has 2n^2 (load and store), A and B n^3 each (one load a
 // thread and k). The stream's lanes are fewer, since the 32 threads of a
 // row share A[i][k] (two lanes a wavefront, 32 threads a lane) and the two
 // rows of a wavefront share B[k][j] (32 lanes, two threads a lane). One
-// block's range: C is 8
-// rows of 32 floats (7n+32), A its 8 rows whole (8n), B a 32-column
-// strip of every row ((n-1)n+32). Whether A and B come out Temporal, as
-// in Table I's GMM (D, T), is the simulator's call from these ranges.
+// block's range: C is 8 rows of 32 floats (7n+32), A its 8 rows whole
+// (8n), B a 32-column strip of every row ((n-1)n+32). Whether A and B come
+// out Temporal, as in Table I's GMM (D, T), is the simulator's call from
+// these ranges.
 type GEMM struct{ denseLinalg }
 
 // gemmDense is gmm's Info, shape and kernel.
@@ -57,7 +57,7 @@ var gemmDense = denseLinalg{
 		Class:             ClassRegular,
 		PaperSize:         GEMMSize,
 		PreferredEviction: observUVMLRU,
-		SUVHints:          true,
+		DeclaresAccess:    true,
 	},
 	mult:     convBlockX,
 	matrices: []string{"A", "B", "C"},
@@ -76,22 +76,22 @@ func gemmKernels(m denseObjects) []Kernel {
 	n, ids := m.n, m.ids
 	l := innerLoop{c: m.base[2], ni: n, nj: n, nk: n, loads: []kAccess{{m.base[0], n, atIK}, {m.base[1], n, atKJ}}}
 	k := l.kernel("gemm_kernel", ids)
-	k.SUV = polyMatmulHints(ids[0], ids[1], ids[2], n)
+	k.Access = polyMatmulAccess(ids[0], ids[1], ids[2], n)
 	return []Kernel{k}
 }
 
-// polyMatmulHints are the hints of a square innerLoop kernel of side n
+// polyMatmulAccess are the accesses of a square innerLoop kernel of side n
 // (gemm's, doitgen_kernel1's) that loads a[i][k] and b[k][j] and loads or
 // zeroes, then stores, c[i][j]: each of the n^2 threads (n a multiple of
 // 32, so all in range) issues n loads of each and two accesses of c.
 // The stream's lanes are 1/32 of a's count (a broadcast down each thread
 // row) and 1/2 of b's (a wavefront's two rows share b[k][j]).
-func polyMatmulHints(a, b, c, n int) []SUVHint {
+func polyMatmulAccess(a, b, c, n int) []Access {
 	nn := int64(n)
 	threads := nn * nn
-	return []SUVHint{
-		densityHint(a, threads*nn, floatSpan(0, convBlockY*nn-1)),
-		densityHint(b, threads*nn, floatSpan(0, (nn-1)*nn+convBlockX-1)),
-		densityHint(c, 2*threads, floatSpan(0, (convBlockY-1)*nn+convBlockX-1)),
+	return []Access{
+		AnalysableAccess(a, threads*nn, FloatSpan(0, convBlockY*nn-1)),
+		AnalysableAccess(b, threads*nn, FloatSpan(0, (nn-1)*nn+convBlockX-1)),
+		AnalysableAccess(c, 2*threads, FloatSpan(0, (convBlockY-1)*nn+convBlockX-1)),
 	}
 }

@@ -1,7 +1,5 @@
 package benchmarks
 
-import "github.com/mgpu-sim/mgpu/suv"
-
 // GramSchmidt is PolyBench/GPU's gramschmidt (gramschmidt.cu: the QR
 // decomposition A = QR by modified Gram-Schmidt, three kernels per
 // column k) as SUV's GRM.
@@ -44,28 +42,28 @@ import "github.com/mgpu-sim/mgpu/suv"
 // kernel3 sweeps A densely); Early-Adaptor does not run it, and SUV's
 // Table I types it iterative and density, its own classification.
 //
-// SUV hints: the host loop passes k, and an address that uses k makes its
-// object Iterative over n iterations. The spans take the block index over
-// the whole grid of G = 256 ceil(n/256) threads and ignore the bounds
+// Access facts: the host loop passes k, and an address that uses k makes
+// its object HostLoop over n iterations. The spans take the block index
+// over the whole grid of G = 256 ceil(n/256) threads and ignore the bounds
 // check, as SUV-Host does.
 //
 //   - A[i][k] (kernel1, kernel2) and Q[i][k] (kernel2, kernel3) are one
 //     column: offset 0, stride 4, span (n-1)n+1 floats, or (G-1)n+1 over
 //     kernel2's grid. Almost the whole matrix, so a window covers the
-//     object and the plan falls back to Density.
+//     object and SUV's plan falls back to Density.
 //   - R[k][k] (kernel1, kernel2) is one float: stride (n+1) floats.
 //   - R[k][j] (kernel3) is row k: stride n floats, span G floats.
-//   - A[i][j] in kernel3 ignores k, so A is Density there.
+//   - A[i][j] in kernel3 ignores k, so A is Analysable there.
 //
 // The bounds checks (tid == 0, i < n, k < j < n) depend on the indices and
 // k only, so the accesses are exact; they count the threads that pass
-// them, as SUV does. kernel1 has A n and R 1 (thread 0 alone). kernel2
-// has A, R and Q n each: R[k][k] is one broadcast lane per wavefront in
-// the stream but a load by each of the n threads. kernel3 has R
-// 2(n-k-1), A 3n(n-k-1) and Q 2n(n-k-1): each of the n-k-1 threads in
-// range loads Q[i][k] in both loops, where the stream has one broadcast
-// lane per wavefront holding a column in range. kernel3 at k = n-1 has
-// no thread in range and so no hint. One block's range: its 256 rows for
+// them, as SUV does. kernel1 has A n and R 1 (thread 0 alone). kernel2 has
+// A, R and Q n each: R[k][k] is one broadcast lane per wavefront in the
+// stream but a load by each of the n threads. kernel3 has R 2(n-k-1), A
+// 3n(n-k-1) and Q 2n(n-k-1): each of the n-k-1 threads in range loads
+// Q[i][k] in both loops, where the stream has one broadcast lane per
+// wavefront holding a column in range. kernel3 at k = n-1 has no thread in
+// range and so no declaration. One block's range: its 256 rows for
 // kernel2, its 256 columns of row k (R) or of every row (A) for kernel3,
 // and a whole column for the loops over i.
 type GramSchmidt struct{ denseLinalg }
@@ -73,13 +71,13 @@ type GramSchmidt struct{ denseLinalg }
 // gramSchmidtDense is gramschmidt's Info, shape and kernels.
 var gramSchmidtDense = denseLinalg{
 	info: Info{
-		Name:        "gramschmidt",
-		Description: "PolyBench/GPU gramschmidt (SUV GRM): QR by Gram-Schmidt, 3 kernels per column, one of them a single thread",
-		Suite:       SuitePolyBench,
-		Aliases:     []string{"GRM"},
-		Class:       ClassMixed,
-		PaperSize:   GramSchmidtSize,
-		SUVHints:    true,
+		Name:           "gramschmidt",
+		Description:    "PolyBench/GPU gramschmidt (SUV GRM): QR by Gram-Schmidt, 3 kernels per column, one of them a single thread",
+		Suite:          SuitePolyBench,
+		Aliases:        []string{"GRM"},
+		Class:          ClassMixed,
+		PaperSize:      GramSchmidtSize,
+		DeclaresAccess: true,
 	},
 	mult:     convBlockX,
 	matrices: []string{"A", "R", "Q"},
@@ -101,33 +99,33 @@ func gramSchmidtKernels(m denseObjects) []Kernel {
 	var ks []Kernel
 	for k := 0; k < n; k++ {
 		k1, k2, k3 := g.kernel1(args, k), g.kernel2(args, k), g.kernel3(args, k)
-		k1.SUV, k2.SUV, k3.SUV = gsHints(args, n, k)
+		k1.Access, k2.Access, k3.Access = gsAccess(args, n, k)
 		ks = append(ks, k1, k2, k3)
 	}
 	return ks
 }
 
-// gsHints are the hints of the three kernels of step k, args A, R, Q.
-func gsHints(args []int, n, k int) (k1, k2, k3 []SUVHint) {
+// gsAccess are the accesses of the three kernels of step k, args A, R, Q.
+func gsAccess(args []int, n, k int) (k1, k2, k3 []Access) {
 	a, r, q := args[0], args[1], args[2]
 	nn, kk := int64(n), int64(k)
 	grid := int64(ceilDiv(n, vecBlock) * vecBlock) // kernel2's and kernel3's threads
-	col := floatSpan(0, (nn-1)*nn)                 // [i][k] for i in 0 .. n-1
-	colIt := func(rows int64) suv.Iteration { return affineIter(k, n, 0, floatBytes, floatSpan(0, (rows-1)*nn)) }
-	diag := affineIter(k, n, 0, (nn+1)*floatBytes, floatBytes)
-	k1 = []SUVHint{iterativeHint(a, nn, col, colIt(nn)), iterativeHint(r, 1, floatBytes, diag)}
-	block := floatSpan(0, (vecBlock-1)*nn) // [i][k] for a block's 256 rows
-	k2 = []SUVHint{
-		iterativeHint(a, nn, block, colIt(grid)),
-		iterativeHint(r, nn, floatBytes, diag), // a broadcast to the n threads
-		iterativeHint(q, nn, block, colIt(grid)),
+	col := FloatSpan(0, (nn-1)*nn)                 // [i][k] for i in 0 .. n-1
+	colIt := func(rows int64) LoopSpan { return AffineLoop(k, n, 0, floatBytes, FloatSpan(0, (rows-1)*nn)) }
+	diag := AffineLoop(k, n, 0, (nn+1)*floatBytes, floatBytes)
+	k1 = []Access{LoopAccess(a, nn, col, colIt(nn)), LoopAccess(r, 1, floatBytes, diag)}
+	block := FloatSpan(0, (vecBlock-1)*nn) // [i][k] for a block's 256 rows
+	k2 = []Access{
+		LoopAccess(a, nn, block, colIt(grid)),
+		LoopAccess(r, nn, floatBytes, diag), // a broadcast to the n threads
+		LoopAccess(q, nn, block, colIt(grid)),
 	}
 	cols := nn - kk - 1 // the threads with k < j < n
 	if cols > 0 {
-		k3 = []SUVHint{
-			densityHint(a, 3*nn*cols, floatSpan(0, (nn-1)*nn+vecBlock-1)),
-			iterativeHint(r, 2*cols, floatSpan(0, vecBlock-1), affineIter(k, n, 0, nn*floatBytes, grid*floatBytes)),
-			iterativeHint(q, 2*nn*cols, col, colIt(nn)), // a broadcast to the threads in range
+		k3 = []Access{
+			AnalysableAccess(a, 3*nn*cols, FloatSpan(0, (nn-1)*nn+vecBlock-1)),
+			LoopAccess(r, 2*cols, FloatSpan(0, vecBlock-1), AffineLoop(k, n, 0, nn*floatBytes, grid*floatBytes)),
+			LoopAccess(q, 2*nn*cols, col, colIt(nn)), // a broadcast to the threads in range
 		}
 	}
 	return k1, k2, k3

@@ -35,16 +35,16 @@ import "github.com/mgpu-sim/mgpu/objtable"
 // Class: regular, assigned here from the access pattern; Early-Adaptor
 // does not run it.
 //
-// SUV hints: a, b and c are Density in every launch. The addresses are
-// affine in the block and thread indices and the loop's i, and the repeat
-// loop passes nothing that moves them. Accesses count the M P threads
-// (all in range): M P N on a and on b (one load each a thread and i) and
-// M P on c. The stream has fewer lanes: a[row][i] is four lanes a
+// Access facts: a, b and c are Analysable in every launch. The addresses
+// are affine in the block and thread indices and the loop's i, and the
+// repeat loop passes nothing that moves them. Accesses count the M P
+// threads (all in range): M P N on a and on b (one load each a thread and
+// i) and M P on c. The stream has fewer lanes: a[row][i] is four lanes a
 // wavefront, one per thread row (16 threads a lane), and b[i][col] 16,
-// shared by the four rows (4 threads a lane). One
-// block's range: a is 16 rows whole (16N floats), b a 16-column strip of
-// every row ((N-1)P + 16), c 16 rows of 16 (15P + 16). Table I's T for
-// HEL is then the simulator's call from these ranges.
+// shared by the four rows (4 threads a lane). One block's range: a is 16
+// rows whole (16N floats), b a 16-column strip of every row ((N-1)P + 16),
+// c 16 rows of 16 (15P + 16). Table I's T for HEL is then the simulator's
+// call from these ranges.
 type Hellinger struct{}
 
 const (
@@ -73,7 +73,7 @@ func (Hellinger) Info() Info {
 		Class:             ClassRegular,
 		PaperSize:         HellingerSize,
 		PreferredEviction: observUVMLRU,
-		SUVHints:          true,
+		DeclaresAccess:    true,
 	}
 }
 
@@ -105,10 +105,10 @@ func (Hellinger) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	mm, nn, qq := int64(m), int64(n), int64(q)
 	k := Kernel{
 		Name: "hellinger", Args: ids,
-		SUV: []SUVHint{
-			densityHint(ids[0], mm*qq*nn, floatSpan(0, helBlock*nn-1)),
-			densityHint(ids[1], mm*qq*nn, floatSpan(0, (nn-1)*qq+helBlock-1)),
-			densityHint(ids[2], mm*qq, floatSpan(0, (helBlock-1)*qq+helBlock-1)),
+		Access: []Access{
+			AnalysableAccess(ids[0], mm*qq*nn, FloatSpan(0, helBlock*nn-1)),
+			AnalysableAccess(ids[1], mm*qq*nn, FloatSpan(0, (nn-1)*qq+helBlock-1)),
+			AnalysableAccess(ids[2], mm*qq, FloatSpan(0, (helBlock-1)*qq+helBlock-1)),
 		},
 		Workgroups: gx * (m / helBlock), WavefrontsPerWorkgroup: helBlock * helBlock / WavefrontSize,
 		Wavefront: func(wg, wf, _ int) Stream {
@@ -137,6 +137,6 @@ func (Hellinger) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	for i := range ks {
 		ks[i] = k
 	}
-	finishSUV(alloc, ks)
+	FinishAccess(alloc, ks)
 	return ks, nil
 }

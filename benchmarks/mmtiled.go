@@ -40,12 +40,12 @@ package benchmarks
 // Class: regular, assigned here from the access pattern (dense tiles, a
 // few VA blocks at a time); Early-Adaptor does not run it.
 //
-// SUV hints: A, B and C are Density, with affine addresses (block, thread,
-// tile t) and no host loop. A and B have n^3/32 accesses each (64 lanes
-// per wavefront and tile), C n^2. One block's range: A is its 32 rows
-// whole (32n floats), B a 32-column strip of every row ((n-1)n + 32), C 32
-// rows of 32 (31n + 32). Table I's T for MM is the simulator's call from
-// these ranges (A's block row is small at SUV's size).
+// Access facts: A, B and C are Analysable, with affine addresses (block,
+// thread, tile t) and no host loop. A and B have n^3/32 accesses each (64
+// lanes per wavefront and tile), C n^2. One block's range: A is its 32
+// rows whole (32n floats), B a 32-column strip of every row ((n-1)n + 32),
+// C 32 rows of 32 (31n + 32). Table I's T for MM is the simulator's call
+// from these ranges (A's block row is small at SUV's size).
 type MMTiled struct{ denseLinalg }
 
 // mmTiledDense is mm-tiled's Info, shape and kernel.
@@ -58,7 +58,7 @@ var mmTiledDense = denseLinalg{
 		Class:             ClassRegular,
 		PaperSize:         MMTiledSize,
 		PreferredEviction: observUVMLRU,
-		SUVHints:          true,
+		DeclaresAccess:    true,
 	},
 	mult:     mmTiledBlock,
 	matrices: []string{"A", "B", "C"},
@@ -89,10 +89,10 @@ func mmTiledKernels(m denseObjects) []Kernel {
 	nn := int64(n)
 	return []Kernel{{
 		Name: "MatrixMulCUDA", Args: ids,
-		SUV: []SUVHint{
-			densityHint(ids[0], nn*nn*nn/mmTiledBlock, floatSpan(0, mmTiledBlock*nn-1)),
-			densityHint(ids[1], nn*nn*nn/mmTiledBlock, floatSpan(0, (nn-1)*nn+mmTiledBlock-1)),
-			densityHint(ids[2], nn*nn, floatSpan(0, (mmTiledBlock-1)*nn+mmTiledBlock-1)),
+		Access: []Access{
+			AnalysableAccess(ids[0], nn*nn*nn/mmTiledBlock, FloatSpan(0, mmTiledBlock*nn-1)),
+			AnalysableAccess(ids[1], nn*nn*nn/mmTiledBlock, FloatSpan(0, (nn-1)*nn+mmTiledBlock-1)),
+			AnalysableAccess(ids[2], nn*nn, FloatSpan(0, (mmTiledBlock-1)*nn+mmTiledBlock-1)),
 		},
 		Workgroups: tiles * tiles, WavefrontsPerWorkgroup: mmTiledBlock * mmTiledBlock / WavefrontSize,
 		Wavefront: func(wg, wf, _ int) Stream {

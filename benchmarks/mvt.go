@@ -38,14 +38,14 @@ package benchmarks
 // Class: irregular, assigned here from the access pattern (atax's, which
 // Early-Adaptor classes irregular); Early-Adaptor does not run it.
 //
-// SUV hints: every object is Density in both kernels, as Table I's MVT.
-// The addresses are affine in i and j, and there is no host loop. The
-// accesses count threads, as SUV does: all 8n of them (n/32 blocks of
-// 256), the duplicate thread rows included, pass i < n. Per kernel: a has
-// 8n^2 (n loads a thread; twice the lanes, which hold one thread row of
-// the two in a wavefront), x 16n (its load and store; also twice the
-// lanes) and y 8n^2 (n loads a thread; 64 times the lanes, one per
-// wavefront and j). One block's range: kernel1's a is 32 rows (32n
+// Access facts: every object is Analysable in both kernels (SUV's Table I:
+// D for MVT). The addresses are affine in i and j, and there is no host
+// loop. The accesses count threads, as SUV does: all 8n of them (n/32
+// blocks of 256), the duplicate thread rows included, pass i < n. Per
+// kernel: a has 8n^2 (n loads a thread; twice the lanes, which hold one
+// thread row of the two in a wavefront), x 16n (its load and store; also
+// twice the lanes) and y 8n^2 (n loads a thread; 64 times the lanes, one
+// per wavefront and j). One block's range: kernel1's a is 32 rows (32n
 // floats), kernel2's a is n rows of 32 columns ((n-1)n + 32), x is 32
 // floats, y all n.
 type MVT struct{ denseLinalg }
@@ -53,13 +53,13 @@ type MVT struct{ denseLinalg }
 // mvtDense is mvt's Info, shape and kernels.
 var mvtDense = denseLinalg{
 	info: Info{
-		Name:        "mvt",
-		Description: "PolyBench/GPU mvt (SUV MVT): x1 += Ay_1 (row-walking) then x2 += A^Ty_2 (column-walking)",
-		Suite:       SuitePolyBench,
-		Aliases:     []string{"MVT"},
-		Class:       ClassIrregular,
-		PaperSize:   MVTSize,
-		SUVHints:    true,
+		Name:           "mvt",
+		Description:    "PolyBench/GPU mvt (SUV MVT): x1 += Ay_1 (row-walking) then x2 += A^Ty_2 (column-walking)",
+		Suite:          SuitePolyBench,
+		Aliases:        []string{"MVT"},
+		Class:          ClassIrregular,
+		PaperSize:      MVTSize,
+		DeclaresAccess: true,
 	},
 	mult:     convBlockX,
 	matrices: []string{"a"},
@@ -84,24 +84,24 @@ func mvtKernels(m denseObjects) []Kernel {
 		mvtKernel("mvt_kernel2", []int{id[0], id[2], id[4]}, a, x2, y2, n, false),
 	}
 	for i, k := range ks {
-		ks[i].SUV = mvtHints(k.Args, n, i == 0)
+		ks[i].Access = mvtAccess(k.Args, n, i == 0)
 	}
 	return ks
 }
 
-// mvtHints are the hints of an mvt kernel with args a, x, y.
-func mvtHints(args []int, n int, rows bool) []SUVHint {
+// mvtAccess are the accesses of an mvt kernel with args a, x, y.
+func mvtAccess(args []int, n int, rows bool) []Access {
 	nn := int64(n)
 	threads := int64(ceilDiv(n, convBlockX) * convBlockX * convBlockY) // 8n, all with i < n
 	// a[i][j]: 32 rows; a[j][i]: n rows of 32 columns.
-	aRange := floatSpan(0, convBlockX*nn-1)
+	aRange := FloatSpan(0, convBlockX*nn-1)
 	if !rows {
-		aRange = floatSpan(0, (nn-1)*nn+convBlockX-1)
+		aRange = FloatSpan(0, (nn-1)*nn+convBlockX-1)
 	}
-	return []SUVHint{
-		densityHint(args[0], threads*nn, aRange),
-		densityHint(args[1], 2*threads, floatSpan(0, convBlockX-1)),
-		densityHint(args[2], threads*nn, floatSpan(0, nn-1)),
+	return []Access{
+		AnalysableAccess(args[0], threads*nn, aRange),
+		AnalysableAccess(args[1], 2*threads, FloatSpan(0, convBlockX-1)),
+		AnalysableAccess(args[2], threads*nn, FloatSpan(0, nn-1)),
 	}
 }
 

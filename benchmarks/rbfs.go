@@ -62,17 +62,17 @@ import (
 // Class: mixed (Early-Adaptor Table II): the per-node arrays are swept
 // densely every launch, the neighbour gathers and scatters are random.
 //
-// SUV hints: Kernel's edge loop runs from graph_nodes[tid].starting to
+// Access facts: Kernel's edge loop runs from graph_nodes[tid].starting to
 // that plus no_of_edges, bounds loaded from memory. So every object
-// accessed in it is Unknown in Kernel: graph_edges, graph_visited (at the
-// loaded id), cost and updating_graph_mask. This is Table I's U for BFS,
-// the edge list and the arrays reached through it. The rest is Density,
-// with addresses affine in tid and no host induction variable (the level
-// loop is a do-while on d_over). Their memops sit under data-dependent
-// branches (graph_mask[tid], updating_graph_mask[tid]), whose fraction
-// SUV takes as 1. Accesses count threads, so they are upper bounds, V per
-// memop. In Kernel that is 2V on graph_mask (load, store) and V on
-// graph_nodes. In Kernel2 it is 2V on updating_graph_mask, V on
+// accessed in it is DataDependent in Kernel: graph_edges, graph_visited
+// (at the loaded id), cost and updating_graph_mask, the edge list and the
+// arrays reached through it (SUV's Table I: U for BFS). The rest is
+// Analysable, with addresses affine in tid and no host induction variable
+// (the level loop is a do-while on d_over). Their memops sit under
+// data-dependent branches (graph_mask[tid], updating_graph_mask[tid]),
+// whose fraction SUV takes as 1. Accesses count threads, so they are upper
+// bounds, V per memop. In Kernel that is 2V on graph_mask (load, store)
+// and V on graph_nodes. In Kernel2 it is 2V on updating_graph_mask, V on
 // graph_mask and graph_visited, and V on d_over: every thread with its
 // mask set stores *g_over, though the stream has one lane per wavefront
 // for them (up to 64 threads a lane). One block's range is its 512
@@ -108,7 +108,7 @@ func (RodiniaBFS) Info() Info {
 		Class:             ClassMixed,
 		PaperSize:         RBFSSize,
 		PreferredEviction: observUVMCP,
-		SUVHints:          true,
+		DeclaresAccess:    true,
 	}
 }
 
@@ -193,33 +193,33 @@ func (RodiniaBFS) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	}
 	wgs, wfs := int(v)/rbfsBlock, rbfsBlock/WavefrontSize
 	vv := int64(v)
-	block := elemSpan(0, rbfsBlock-1, 1) // a block's bools
-	hints1 := []SUVHint{
-		densityHint(id[0], vv, elemSpan(0, rbfsBlock-1, 8)),
-		densityHint(id[1], 2*vv, block),
-		unknownHint(id[2]), unknownHint(id[3]), unknownHint(id[4]), unknownHint(id[5]),
+	block := ElemSpan(0, rbfsBlock-1, 1) // a block's bools
+	access1 := []Access{
+		AnalysableAccess(id[0], vv, ElemSpan(0, rbfsBlock-1, 8)),
+		AnalysableAccess(id[1], 2*vv, block),
+		DataDependentAccess(id[2]), DataDependentAccess(id[3]), DataDependentAccess(id[4]), DataDependentAccess(id[5]),
 	}
-	hints2 := []SUVHint{
-		densityHint(id[1], vv, block),
-		densityHint(id[2], 2*vv, block),
-		densityHint(id[3], vv, block),
-		densityHint(id[6], vv, 1), // every thread, its branch taken as 1
+	access2 := []Access{
+		AnalysableAccess(id[1], vv, block),
+		AnalysableAccess(id[2], 2*vv, block),
+		AnalysableAccess(id[3], vv, block),
+		AnalysableAccess(id[6], vv, 1), // every thread, its branch taken as 1
 	}
 	var ks []Kernel
 	for curr := int32(0); curr <= maxDepth; curr++ {
 		ks = append(ks, Kernel{
-			Name: "Kernel", Args: id[:6], Workgroups: wgs, WavefrontsPerWorkgroup: wfs, SUV: hints1,
+			Name: "Kernel", Args: id[:6], Workgroups: wgs, WavefrontsPerWorkgroup: wfs, Access: access1,
 			Wavefront: func(wg, wf, _ int) Stream {
 				return newRBFSStream(g, depth, curr, (wg*wfs+wf)*WavefrontSize, a)
 			},
 		}, Kernel{
-			Name: "Kernel2", Args: []int{id[1], id[2], id[3], id[6]}, Workgroups: wgs, WavefrontsPerWorkgroup: wfs, SUV: hints2,
+			Name: "Kernel2", Args: []int{id[1], id[2], id[3], id[6]}, Workgroups: wgs, WavefrontsPerWorkgroup: wfs, Access: access2,
 			Wavefront: func(wg, wf, _ int) Stream {
 				return rbfsKernel2(depth, curr, (wg*wfs+wf)*WavefrontSize, a)
 			},
 		})
 	}
-	finishSUV(alloc, ks)
+	FinishAccess(alloc, ks)
 	return ks, nil
 }
 

@@ -44,15 +44,15 @@ import "fmt"
 // Preferred eviction: LRU (ObservUVM Table II; no gain over LRM for SN).
 // Class: regular, assigned here (see inferNet.Class).
 //
-// SUV hints (the framework's, dnn.go): every tensor is Density in every
-// launch. There are no grouped layers, so no host loop moves a pointer,
-// and the index maps use only the work-item index and the shapes. The
-// accesses count threads in closed form (3x3 padding taps, each concat
+// Access facts (the framework's, dnn.go): every tensor is Analysable in
+// every launch. There are no grouped layers, so no host loop moves a
+// pointer, and the index maps use only the work-item index and the shapes.
+// The accesses count threads in closed form (3x3 padding taps, each concat
 // half): one a lane, except the kernarg, which all 256 threads of a block
 // read and the stream issues as one lane a wavefront. Each elementwise
-// range is a few KB a block, small against the
-// activations and column buffers; this is where Table I's T for SN comes
-// from, as the simulator applies the WSS cutoff.
+// range is a few KB a block, small against the activations and column
+// buffers; this is where Table I's T for SN comes from, as the simulator
+// applies the WSS cutoff.
 var squeezenet = inferNet{
 	name: "squeezenet", size: SqueezeNetSize, aliases: []string{"SN"},
 	desc: "Tango SqueezeNet (v1.0) batched inference (forward only): fire modules (squeeze, expand 1x1 and 3x3, concat)",

@@ -63,9 +63,10 @@ type Kernel struct {
 	// share of the workgroups whatever the distribution scheme, since
 	// the kernel's work is keyed on the device ID.
 	PerDevice bool
-	// SUV holds what SUV's static analysis derives for the launch's
-	// objects (SUVHint); nil when the workload declares none.
-	SUV []SUVHint
+	// Access is what the workload declares about how the launch touches
+	// its objects (Access), at most one per argument; nil when it
+	// declares none.
+	Access []Access
 }
 
 // Params carry the run-level knobs a workload sizes itself from.
@@ -98,7 +99,7 @@ type Workload interface {
 // figures and the platform read about it without running it. Only Name,
 // Description and Suite are always set; a zero field means the workload
 // does not declare that fact (no paper label, no class, not sized from a
-// paper, no preferred eviction, no SUV hints).
+// paper, no preferred eviction, no access facts).
 type Info struct {
 	// Name is the registered name, which --workload takes.
 	Name string
@@ -129,10 +130,10 @@ type Info struct {
 	// PreferredEviction is the eviction policy a paper names for the
 	// workload (ObservUVM Table II: LRU, LFU or CP); zero when none does.
 	PreferredEviction EvictionPreference
-	// SUVHints says the kernels Setup returns carry SUV hints
-	// (Kernel.SUV); the doc comment of each such workload says how its
-	// hints follow from its kernels' code.
-	SUVHints bool
+	// DeclaresAccess says the kernels Setup returns declare how they
+	// touch their objects (Kernel.Access); the doc comment of each such
+	// workload says how its declarations follow from its kernels' code.
+	DeclaresAccess bool
 }
 
 // EvictionPreference is a paper's eviction policy of choice for a

@@ -69,17 +69,17 @@ import (
 // two 64-byte lines); lookups past the total, which the kernel skips,
 // do not exist since the total is a whole number of blocks.
 //
-// SUV hints: grid_search's loop runs while the interval is wider than
+// Access facts: grid_search's loop runs while the interval is wider than
 // one. Its bounds move with the energies it loads, so the loop bound is
-// data-dependent and unionized_energy_array is Unknown. The nuclide loop
-// runs to num_nucs[mat], a loaded bound, so everything read in it is
-// Unknown too: mats, concs, index_grid and nuclide_grid (the last two also
-// indirect, at loaded indices). This is the paper's remark that most of
-// XSB's regions use access-counter migration. num_nucs and verification
-// are Density, with one access per lookup each. verification's range is a
-// block's 256 words. num_nucs has none (0), since mat comes out of
-// pick_mat's loop over the LCG roll, not an affine expression. This is
-// Table I's D, U for XSB.
+// data-dependent and unionized_energy_array is DataDependent. The nuclide
+// loop runs to num_nucs[mat], a loaded bound, so everything read in it is
+// DataDependent too: mats, concs, index_grid and nuclide_grid (the last
+// two also indirect, at loaded indices). This is the paper's remark that
+// most of XSB's regions use access-counter migration. num_nucs and
+// verification are Analysable, with one access per lookup each.
+// verification's range is a block's 256 words. num_nucs has none (0),
+// since mat comes out of pick_mat's loop over the LCG roll, not an affine
+// expression. This is SUV Table I's D, U for XSB.
 type XSBench struct{}
 
 const (
@@ -144,13 +144,13 @@ func init() {
 // Info implements Workload.
 func (XSBench) Info() Info {
 	return Info{
-		Name:        "xsbench",
-		Description: "HeCBench XSBench event-based lookups: unionized-grid binary search, then per-nuclide index and gridpoint gathers",
-		Suite:       SuiteHeCBench,
-		Aliases:     []string{"XSB"},
-		Class:       ClassIrregular,
-		PaperSize:   XSBenchSize,
-		SUVHints:    true,
+		Name:           "xsbench",
+		Description:    "HeCBench XSBench event-based lookups: unionized-grid binary search, then per-nuclide index and gridpoint gathers",
+		Suite:          SuiteHeCBench,
+		Aliases:        []string{"XSB"},
+		Class:          ClassIrregular,
+		PaperSize:      XSBenchSize,
+		DeclaresAccess: true,
 	}
 }
 
@@ -275,21 +275,21 @@ func (XSBench) Setup(alloc *objtable.Allocator, p Params) ([]Kernel, error) {
 	start := uint64(xsbStartingSeed) + p.Seed - 1
 	wfs := xsbBlock / WavefrontSize
 	ks := make([]Kernel, launches)
-	hints := []SUVHint{
-		densityHint(args[0], int64(lookups), 0),
-		unknownHint(args[1]), unknownHint(args[2]), unknownHint(args[3]),
-		densityHint(args[4], int64(lookups), floatSpan(0, xsbBlock-1)),
-		unknownHint(args[5]), unknownHint(args[6]),
+	access := []Access{
+		AnalysableAccess(args[0], int64(lookups), 0),
+		DataDependentAccess(args[1]), DataDependentAccess(args[2]), DataDependentAccess(args[3]),
+		AnalysableAccess(args[4], int64(lookups), FloatSpan(0, xsbBlock-1)),
+		DataDependentAccess(args[5]), DataDependentAccess(args[6]),
 	}
 	for k := range ks {
 		ks[k] = Kernel{
-			Name: "lookup", Args: args, Workgroups: lookups / xsbBlock, WavefrontsPerWorkgroup: wfs, SUV: hints,
+			Name: "lookup", Args: args, Workgroups: lookups / xsbBlock, WavefrontsPerWorkgroup: wfs, Access: access,
 			Wavefront: func(wg, wf, _ int) Stream {
 				return newXSBStream(x, &a, start, (wg*wfs+wf)*WavefrontSize)
 			},
 		}
 	}
-	finishSUV(alloc, ks)
+	FinishAccess(alloc, ks)
 	return ks, nil
 }
 

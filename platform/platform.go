@@ -192,7 +192,7 @@ func Build(o Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	capacity, err := checkSetup(o, w, factsOf(alloc, func() error { return benchmarks.CheckSUVHints(kernels, len(alloc.Objects())) }))
+	capacity, err := checkSetup(o, w, factsOf(alloc, func() error { return benchmarks.CheckAccess(kernels, len(alloc.Objects())) }))
 	if err != nil {
 		return nil, err
 	}

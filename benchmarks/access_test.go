@@ -7,51 +7,52 @@ import (
 	"time"
 
 	"github.com/mgpu-sim/mgpu/objtable"
-	"github.com/mgpu-sim/mgpu/suv"
 )
 
-// suvCase is one of SUV's Table I workloads.
-type suvCase struct {
+// accessCase is a workload that declares its accesses: SUV's Table I
+// workloads.
+type accessCase struct {
 	name string
 	// walk is the scale of the functional walk, small enough to walk
 	// every launch in well under a second.
 	walk float64
-	// upper: data-dependent branches, whose fraction SUV takes as 1, so
-	// the declared Accesses bound the walk from above and a hinted object
-	// may go untouched.
+	// upper: data-dependent branches, whose fraction is taken as 1, so
+	// the declared Accesses bound the walk from above and a declared
+	// object may go untouched.
 	upper bool
 	// anyBlock: addresses are affine in the block index, so every
 	// workgroup's range fits the declared one (not so where a host
 	// variable or an index map breaks the translation).
 	anyBlock bool
-	// classes are the declared classes Table I's types call for (T is
-	// the simulator's, from the range).
-	classes []suv.Class
+	// patterns are the declared patterns SUV's Table I types call for
+	// (D: Analysable, I: HostLoop, U: DataDependent; T is the
+	// simulator's, from the range).
+	patterns []AccessPattern
 	// threads are the objects whose memops the stream issues with fewer
 	// lanes than the threads that execute them (broadcasts, thread rows
 	// sharing addresses), by "kernel/object" or by "object" (every
 	// launch): the threads one walked lane stands for in the source
-	// kernel's layout, or suvWave. Declared Accesses count threads, so
+	// kernel's layout, or perWave. Declared Accesses count threads, so
 	// they are the walked lanes times this; every other object's are the
 	// walked lanes.
 	threads map[string]int
 }
 
-// suvWave, as a threads factor: one lane stands for all the threads of
+// perWave, as a threads factor: one lane stands for all the threads of
 // its wavefront that pass the bounds check, which is the lanes of the
 // wavefront's widest instruction (where every such thread issues a lane
 // of its own).
-const suvWave = -1
+const perWave = -1
 
 var (
-	sD = []suv.Class{suv.Density}
-	sI = []suv.Class{suv.Iterative, suv.Density}
-	sU = []suv.Class{suv.Unknown, suv.Density}
+	sD = []AccessPattern{Analysable}
+	sI = []AccessPattern{HostLoop, Analysable}
+	sU = []AccessPattern{DataDependent, Analysable}
 )
 
-var suvCases = []suvCase{
+var accessCases = []accessCase{
 	{"2dconv", 1.0 / 16, false, true, sD, nil},
-	// alexnet: Iterative for the grouped layers' loop.
+	// alexnet: HostLoop for the grouped layers' loop.
 	{"alexnet", 0.05, false, false, sI, map[string]int{
 		"kernarg": 64, // all 256 threads of a block load the arguments; one lane a wavefront
 	}},
@@ -77,8 +78,8 @@ var suvCases = []suvCase{
 		"gemm_kernel/B": 2,  // B[k][j]: the wavefront's two thread rows share it
 	}},
 	{"gramschmidt", 1.0 / 16, false, true, sI, map[string]int{
-		"gramschmidt_kernel2/R": suvWave, // R[k][k]: every thread with i < n; one lane a wavefront
-		"gramschmidt_kernel3/Q": suvWave, // Q[i][k]: every thread with k < j < n; one lane a wavefront
+		"gramschmidt_kernel2/R": perWave, // R[k][k]: every thread with i < n; one lane a wavefront
+		"gramschmidt_kernel3/Q": perWave, // Q[i][k]: every thread with k < j < n; one lane a wavefront
 	}},
 	{"hellinger", 1.0 / 16, false, true, sD, map[string]int{
 		"hellinger/a": 16, // a[row][i]: the 16 threads of a thread row; a lane per row
@@ -98,87 +99,75 @@ var suvCases = []suvCase{
 	{"xsbench", 0.05, false, true, sU, nil},
 }
 
-// suvObjects is the allocator's objects as SUV sees them.
-func suvObjects(a *objtable.Allocator) []suv.Object {
-	var out []suv.Object
-	for _, o := range a.Objects() {
-		out = append(out, suv.Object{Name: fmt.Sprintf("%d:%s", o.ID, o.Name), Bytes: int64(o.Size)})
-	}
-	return out
-}
-
-// TestSUVHintsDeclared builds each workload at scale 1 and 0.25 on one
-// GPU and checks the declarations: CheckSUVHints, suv's own validation of
-// each hint (with the range standing in for the WSS), the Table I classes,
-// and that each host loop's Iterative hints agree.
-func TestSUVHintsDeclared(t *testing.T) {
-	for _, c := range suvCases {
+// TestAccessDeclared builds each workload at scale 1 and 0.25 on one GPU
+// and checks the declarations: CheckAccess, a range within the object,
+// the patterns SUV's Table I calls for, and that each host loop's
+// HostLoop declarations agree. (platform checks that they translate into
+// hints SUV accepts.)
+func TestAccessDeclared(t *testing.T) {
+	for _, c := range accessCases {
 		for _, scale := range []float64{1, 0.25} {
 			t.Run(fmt.Sprintf("%s/%g", c.name, scale), func(t *testing.T) {
 				w, err := New(c.name)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !HasSUVHints(w) {
-					t.Fatalf("%s declares no SUV hints", c.name)
+				if !DeclaresAccess(w) {
+					t.Fatalf("%s declares no accesses", c.name)
 				}
 				a, ks := setupTest(t, c.name, Params{GPUs: 1, Scale: scale, Seed: 1})
-				if err := CheckSUVHints(ks, len(a.Objects())); err != nil {
+				if err := CheckAccess(ks, len(a.Objects())); err != nil {
 					t.Fatal(err)
 				}
-				objs := suvObjects(a)
-				seen := map[suv.Class]bool{}
+				objs := a.Objects()
+				seen := map[AccessPattern]bool{}
 				for i, k := range ks {
-					if k.Barrier {
-						continue
-					}
-					var hs suv.Hints
-					for _, h := range k.SUV {
-						seen[h.Class] = true
-						size := float64(objs[h.Object].Bytes)
-						hs = append(hs, suv.Hint{Object: objs[h.Object].Name, Class: h.Class,
-							Density: h.Accesses / size, WSSBytes: h.WorkgroupRangeBytes, Iter: h.Iter})
-						if h.Class != suv.Unknown && h.WorkgroupRangeBytes > int64(size) {
-							t.Errorf("kernel %d (%s) object %s: range %d over the size", i, k.Name, objs[h.Object].Name, h.WorkgroupRangeBytes)
+					for _, h := range k.Access {
+						seen[h.Pattern] = true
+						if h.Pattern != DataDependent && h.WorkgroupBytes > int64(objs[h.Object].Size) {
+							t.Errorf("kernel %d (%s) object %s: range %d over the size", i, k.Name, objs[h.Object].Name, h.WorkgroupBytes)
+						}
+						if h.Pattern != DataDependent && h.Accesses <= 0 {
+							t.Errorf("kernel %d (%s) object %s: %g accesses", i, k.Name, objs[h.Object].Name, h.Accesses)
+						}
+						if h.Pattern != HostLoop && h.Loop != (LoopSpan{}) {
+							t.Errorf("kernel %d (%s) object %s: a loop span %+v on a %v access", i, k.Name, objs[h.Object].Name, h.Loop, h.Pattern)
 						}
 					}
-					if err := hs.Validate(objs); err != nil {
-						t.Errorf("kernel %d (%s): %v", i, k.Name, err)
+				}
+				for _, p := range c.patterns {
+					if !seen[p] {
+						t.Errorf("no %v access; SUV's Table I calls for one", p)
 					}
 				}
-				for _, cl := range c.classes {
-					if !seen[cl] {
-						t.Errorf("no %s hint; Table I calls for one", cl)
-					}
-				}
-				checkSUVLoops(t, ks)
+				checkLoops(t, ks)
 			})
 		}
 	}
 }
 
-// checkSUVLoops checks that the Iterative hints of one kernel on one
+// checkLoops checks that the HostLoop declarations of one kernel on one
 // object, a host loop's launches, agree on the loop and the span, with
 // the index increasing.
-func checkSUVLoops(t *testing.T, ks []Kernel) {
+func checkLoops(t *testing.T, ks []Kernel) {
 	t.Helper()
 	type key struct {
 		kernel string
 		obj    int
 	}
-	last := map[key]suv.Iteration{}
+	last := map[key]LoopSpan{}
 	for i, k := range ks {
-		for _, h := range k.SUV {
-			if h.Class != suv.Iterative {
+		for _, h := range k.Access {
+			if h.Pattern != HostLoop {
 				continue
 			}
 			kk := key{k.Name, h.Object}
 			p, ok := last[kk]
-			last[kk] = h.Iter
+			last[kk] = h.Loop
 			if !ok {
 				continue
 			}
-			q := h.Iter
+			q := h.Loop
 			if q.Count != p.Count || q.OffsetBytes != p.OffsetBytes || q.StrideBytes != p.StrideBytes || q.SpanBytes != p.SpanBytes {
 				t.Errorf("kernel %d (%s) object %d: iteration %+v after %+v: a different loop or span", i, k.Name, h.Object, q, p)
 			}
@@ -199,7 +188,7 @@ type objWalk struct {
 
 // walkLaunch runs every wavefront of k to the end and tallies the lanes
 // by object, mapping addresses by the objects' Base and Size, and the
-// threads: each lane of object id stands for per(id) threads (suvWave:
+// threads: each lane of object id stands for per(id) threads (perWave:
 // the lanes of its wavefront's widest instruction).
 func walkLaunch(t *testing.T, objs []*objtable.Object, k Kernel, per func(id int) int) map[int]*objWalk {
 	t.Helper()
@@ -248,7 +237,7 @@ func walkLaunch(t *testing.T, objs []*objtable.Object, k Kernel, per func(id int
 			}
 			for _, id := range wfTouched {
 				f := int64(per(id))
-				if f == suvWave {
+				if f == perWave {
 					f = widest
 				}
 				out[id].threads += wfLanes[id] * f
@@ -264,16 +253,17 @@ func walkLaunch(t *testing.T, objs []*objtable.Object, k Kernel, per func(id int
 	return out
 }
 
-// TestSUVHintsMatchWalk walks every launch of each workload at a small
-// scale and checks the declarations against what the streams do: a hint
-// for every object a launch touches and (without data-dependent branches)
-// none for one it does not; Accesses equal to the threads, the lanes
-// counted times the case's threads factor for a broadcast object (an
-// upper bound with data-dependent branches; Unknown exempt); ranges that
-// hold every workgroup where the addresses are affine in the block index;
-// and Iterative spans that hold every address the launch touches.
-func TestSUVHintsMatchWalk(t *testing.T) {
-	for _, c := range suvCases {
+// TestAccessMatchesWalk walks every launch of each workload at a small
+// scale and checks the declarations against what the streams do: a
+// declaration for every object a launch touches and (without
+// data-dependent branches) none for one it does not; Accesses equal to
+// the threads, the lanes counted times the case's threads factor for a
+// broadcast object (an upper bound with data-dependent branches;
+// DataDependent exempt); ranges that hold every workgroup where the
+// addresses are affine in the block index; and HostLoop spans that hold
+// every address the launch touches.
+func TestAccessMatchesWalk(t *testing.T) {
+	for _, c := range accessCases {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
 			a, ks := setupTest(t, c.name, Params{GPUs: 1, Scale: c.walk, Seed: 1})
@@ -294,21 +284,21 @@ func TestSUVHintsMatchWalk(t *testing.T) {
 					return 1, ""
 				}
 				got := walkLaunch(t, objs, k, func(id int) int { f, _ := factor(id); return f })
-				hinted := map[int]SUVHint{}
-				for _, h := range k.SUV {
-					hinted[h.Object] = h
+				declared := map[int]Access{}
+				for _, h := range k.Access {
+					declared[h.Object] = h
 				}
 				where := func(id int) string {
 					return fmt.Sprintf("kernel %d (%s) object %d %q", i, k.Name, id, objs[id].Name)
 				}
 				for id, w := range got {
 					lanes += w.lanes
-					h, ok := hinted[id]
+					h, ok := declared[id]
 					if !ok {
-						t.Errorf("%s: touched (%d lanes) but not hinted", where(id), w.lanes)
+						t.Errorf("%s: touched (%d lanes) but not declared", where(id), w.lanes)
 						continue
 					}
-					if h.Class == suv.Unknown {
+					if h.Pattern == DataDependent {
 						continue
 					}
 					f, key := factor(id)
@@ -323,11 +313,11 @@ func TestSUVHintsMatchWalk(t *testing.T) {
 						t.Errorf("%s: declared %g accesses, walked %d threads (%d lanes, factor %d)",
 							where(id), h.Accesses, w.threads, w.lanes, f)
 					}
-					if c.anyBlock && h.WorkgroupRangeBytes > 0 && w.wg > h.WorkgroupRangeBytes {
-						t.Errorf("%s: a workgroup spans %d bytes, over the declared range %d", where(id), w.wg, h.WorkgroupRangeBytes)
+					if c.anyBlock && h.WorkgroupBytes > 0 && w.wg > h.WorkgroupBytes {
+						t.Errorf("%s: a workgroup spans %d bytes, over the declared range %d", where(id), w.wg, h.WorkgroupBytes)
 					}
-					if h.Class == suv.Iterative {
-						it := h.Iter
+					if h.Pattern == HostLoop {
+						it := h.Loop
 						from := it.OffsetBytes + int64(it.Index)*it.StrideBytes
 						if int64(w.lo) < from || int64(w.hi) >= from+it.SpanBytes {
 							t.Errorf("%s: iteration %d touches bytes %d .. %d, outside its span %d + %d",
@@ -336,16 +326,16 @@ func TestSUVHintsMatchWalk(t *testing.T) {
 					}
 				}
 				if !c.upper {
-					for id := range hinted {
+					for id := range declared {
 						if got[id] == nil {
-							t.Errorf("%s: hinted but not touched", where(id))
+							t.Errorf("%s: declared but not touched", where(id))
 						}
 					}
 				}
 			}
 			for key := range c.threads {
 				if !used[key] {
-					t.Errorf("threads factor %q matches no hinted object a launch touches", key)
+					t.Errorf("threads factor %q matches no declared object a launch touches", key)
 				}
 			}
 			t.Logf("%d launches, %d lanes walked in %v", len(ks), lanes, time.Since(start).Round(time.Millisecond))
