@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mgpu-sim/mgpu/objtable"
 )
@@ -101,7 +102,7 @@ func CheckAccess(kernels []Kernel, objects int) error {
 			if a.Object < 0 || a.Object >= objects {
 				return fmt.Errorf("kernel %d (%s): access declared for object %d: no such object (valid IDs 0..%d)", i, k.Name, a.Object, objects-1)
 			}
-			if !hasArg(k.Args, a.Object) {
+			if !slices.Contains(k.Args, a.Object) {
 				return fmt.Errorf("kernel %d (%s): access declared for object %d, which is not an argument of the launch (args %v)", i, k.Name, a.Object, k.Args)
 			}
 			if seen[a.Object] {
@@ -111,15 +112,6 @@ func CheckAccess(kernels []Kernel, objects int) error {
 		}
 	}
 	return nil
-}
-
-func hasArg(args []int, id int) bool {
-	for _, a := range args {
-		if a == id {
-			return true
-		}
-	}
-	return false
 }
 
 // Helpers for the declarations. Conventions, the same in every workload:
@@ -153,7 +145,7 @@ func hasArg(args []int, id int) bool {
 func ElemSpan(lo, hi, size int64) int64 { return (hi-lo)*size + size }
 
 // FloatSpan is ElemSpan for float32 (and int32) elements.
-func FloatSpan(lo, hi int64) int64 { return ElemSpan(lo, hi, floatBytes) }
+func FloatSpan(lo, hi int64) int64 { return ElemSpan(lo, hi, FloatBytes) }
 
 // AnalysableAccess declares an Analysable object: its thread accesses and
 // one workgroup's range (0: an indirect address, no range).

@@ -1,4 +1,4 @@
-package benchmarks
+package benchmarks_test
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/benchmarks/benchtest"
 	"github.com/mgpu-sim/mgpu/objtable"
 )
 
@@ -27,7 +29,7 @@ type accessCase struct {
 	// patterns are the declared patterns SUV's Table I types call for
 	// (D: Analysable, I: HostLoop, U: DataDependent; T is the
 	// simulator's, from the range).
-	patterns []AccessPattern
+	patterns []benchmarks.AccessPattern
 	// threads are the objects whose memops the stream issues with fewer
 	// lanes than the threads that execute them (broadcasts, thread rows
 	// sharing addresses), by "kernel/object" or by "object" (every
@@ -45,9 +47,9 @@ type accessCase struct {
 const perWave = -1
 
 var (
-	sD = []AccessPattern{Analysable}
-	sI = []AccessPattern{HostLoop, Analysable}
-	sU = []AccessPattern{DataDependent, Analysable}
+	sD = []benchmarks.AccessPattern{benchmarks.Analysable}
+	sI = []benchmarks.AccessPattern{benchmarks.HostLoop, benchmarks.Analysable}
+	sU = []benchmarks.AccessPattern{benchmarks.DataDependent, benchmarks.Analysable}
 )
 
 var accessCases = []accessCase{
@@ -108,29 +110,29 @@ func TestAccessDeclared(t *testing.T) {
 	for _, c := range accessCases {
 		for _, scale := range []float64{1, 0.25} {
 			t.Run(fmt.Sprintf("%s/%g", c.name, scale), func(t *testing.T) {
-				w, err := New(c.name)
+				w, err := benchmarks.New(c.name)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !DeclaresAccess(w) {
+				if !benchmarks.DeclaresAccess(w) {
 					t.Fatalf("%s declares no accesses", c.name)
 				}
-				a, ks := setupTest(t, c.name, Params{GPUs: 1, Scale: scale, Seed: 1})
-				if err := CheckAccess(ks, len(a.Objects())); err != nil {
+				a, ks := benchtest.Setup(t, c.name, benchmarks.Params{GPUs: 1, Scale: scale, Seed: 1})
+				if err := benchmarks.CheckAccess(ks, len(a.Objects())); err != nil {
 					t.Fatal(err)
 				}
 				objs := a.Objects()
-				seen := map[AccessPattern]bool{}
+				seen := map[benchmarks.AccessPattern]bool{}
 				for i, k := range ks {
 					for _, h := range k.Access {
 						seen[h.Pattern] = true
-						if h.Pattern != DataDependent && h.WorkgroupBytes > int64(objs[h.Object].Size) {
+						if h.Pattern != benchmarks.DataDependent && h.WorkgroupBytes > int64(objs[h.Object].Size) {
 							t.Errorf("kernel %d (%s) object %s: range %d over the size", i, k.Name, objs[h.Object].Name, h.WorkgroupBytes)
 						}
-						if h.Pattern != DataDependent && h.Accesses <= 0 {
+						if h.Pattern != benchmarks.DataDependent && h.Accesses <= 0 {
 							t.Errorf("kernel %d (%s) object %s: %g accesses", i, k.Name, objs[h.Object].Name, h.Accesses)
 						}
-						if h.Pattern != HostLoop && h.Loop != (LoopSpan{}) {
+						if h.Pattern != benchmarks.HostLoop && h.Loop != (benchmarks.LoopSpan{}) {
 							t.Errorf("kernel %d (%s) object %s: a loop span %+v on a %v access", i, k.Name, objs[h.Object].Name, h.Loop, h.Pattern)
 						}
 					}
@@ -149,16 +151,16 @@ func TestAccessDeclared(t *testing.T) {
 // checkLoops checks that the HostLoop declarations of one kernel on one
 // object, a host loop's launches, agree on the loop and the span, with
 // the index increasing.
-func checkLoops(t *testing.T, ks []Kernel) {
+func checkLoops(t *testing.T, ks []benchmarks.Kernel) {
 	t.Helper()
 	type key struct {
 		kernel string
 		obj    int
 	}
-	last := map[key]LoopSpan{}
+	last := map[key]benchmarks.LoopSpan{}
 	for i, k := range ks {
 		for _, h := range k.Access {
-			if h.Pattern != HostLoop {
+			if h.Pattern != benchmarks.HostLoop {
 				continue
 			}
 			kk := key{k.Name, h.Object}
@@ -190,14 +192,14 @@ type objWalk struct {
 // by object, mapping addresses by the objects' Base and Size, and the
 // threads: each lane of object id stands for per(id) threads (perWave:
 // the lanes of its wavefront's widest instruction).
-func walkLaunch(t *testing.T, objs []*objtable.Object, k Kernel, per func(id int) int) map[int]*objWalk {
+func walkLaunch(t *testing.T, objs []*objtable.Object, k benchmarks.Kernel, per func(id int) int) map[int]*objWalk {
 	t.Helper()
 	out := map[int]*objWalk{}
 	lo := make([]uint64, len(objs))
 	hi := make([]uint64, len(objs))
 	wfLanes := make([]int64, len(objs)) // this wavefront's lanes
 	var touched, wfTouched []int
-	var in Instruction
+	var in benchmarks.Instruction
 	var cur *objtable.Object
 	for wg := 0; wg < k.Workgroups; wg++ {
 		touched = touched[:0]
@@ -266,7 +268,7 @@ func TestAccessMatchesWalk(t *testing.T) {
 	for _, c := range accessCases {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
-			a, ks := setupTest(t, c.name, Params{GPUs: 1, Scale: c.walk, Seed: 1})
+			a, ks := benchtest.Setup(t, c.name, benchmarks.Params{GPUs: 1, Scale: c.walk, Seed: 1})
 			objs := a.Objects()
 			lanes := int64(0)
 			used := map[string]bool{}
@@ -284,7 +286,7 @@ func TestAccessMatchesWalk(t *testing.T) {
 					return 1, ""
 				}
 				got := walkLaunch(t, objs, k, func(id int) int { f, _ := factor(id); return f })
-				declared := map[int]Access{}
+				declared := map[int]benchmarks.Access{}
 				for _, h := range k.Access {
 					declared[h.Object] = h
 				}
@@ -298,7 +300,7 @@ func TestAccessMatchesWalk(t *testing.T) {
 						t.Errorf("%s: touched (%d lanes) but not declared", where(id), w.lanes)
 						continue
 					}
-					if h.Pattern == DataDependent {
+					if h.Pattern == benchmarks.DataDependent {
 						continue
 					}
 					f, key := factor(id)
@@ -316,7 +318,7 @@ func TestAccessMatchesWalk(t *testing.T) {
 					if c.anyBlock && h.WorkgroupBytes > 0 && w.wg > h.WorkgroupBytes {
 						t.Errorf("%s: a workgroup spans %d bytes, over the declared range %d", where(id), w.wg, h.WorkgroupBytes)
 					}
-					if h.Pattern == HostLoop {
+					if h.Pattern == benchmarks.HostLoop {
 						it := h.Loop
 						from := it.OffsetBytes + int64(it.Index)*it.StrideBytes
 						if int64(w.lo) < from || int64(w.hi) >= from+it.SpanBytes {

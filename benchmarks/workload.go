@@ -1,5 +1,15 @@
-// Package benchmarks holds the workloads mgpu runs: the OASIS paper
-// applications and small synthetic patterns for tests and users.
+// Package benchmarks is what a workload is to mgpu: the Workload
+// contract (Info and Setup), the kernels and instruction streams Setup
+// returns, the facts a workload declares (Info, and Access per launch),
+// the registry that names workloads, and the helpers several suites'
+// workloads share (paper sizing, lanes and blocks, the dense
+// linear-algebra skeleton, R-MAT graphs, workgroup distribution).
+//
+// The workloads themselves live one package per benchmark suite, as
+// MGPUSim keeps them: polybench, rodinia, shoc, amdappsdk, heteromark,
+// dnn (DNN-Mark and Tango), hecbench, cuda (CUDA samples and NVIDIA's
+// libraries), hpcc, papers (programs a paper brought) and synthetic. Each
+// registers its workloads when imported; benchmarks/all imports them all.
 //
 // A workload is Go code, not a trace. Setup allocates its objects through
 // objtable's MallocManaged and returns its kernels. A kernel is a grid of
@@ -87,6 +97,21 @@ type Params struct {
 	Im2col string
 }
 
+// The im2col kernels of Params.Im2col (the DNN-Mark workloads read it).
+const (
+	// Im2colMGPUSim is MGPUSim's gputensor im2col.cl, which the OASIS
+	// lineage runs: one work-item per column, looping over the C*k*k rows.
+	Im2colMGPUSim = "mgpusim"
+	// Im2colPerElement runs one work-item per column element, each
+	// loading the kernel arguments, reading one input element and writing
+	// one (MIOpen's Im2Col shape; mgpu's kernel before it followed
+	// MGPUSim's).
+	Im2colPerElement = "per-element"
+)
+
+// Im2colKernels lists the valid Params.Im2col values.
+func Im2colKernels() []string { return []string{Im2colMGPUSim, Im2colPerElement} }
+
 // Workload is a named application.
 type Workload interface {
 	// Info is what the workload declares about itself.
@@ -160,8 +185,8 @@ const (
 
 var registry = map[string]func() Workload{}
 
-// Register makes a workload available by name. It is called from init
-// functions of the files that define workloads.
+// Register makes a workload available by name. It is called from the
+// init functions of the suite packages.
 func Register(name string, make func() Workload) {
 	if _, dup := registry[name]; dup {
 		panic("benchmarks: workload registered twice: " + name)
