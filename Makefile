@@ -64,7 +64,7 @@ PAPER_WORKLOADS := bfs c2d fft i2c mm mt pr st lenet vgg16 resnet18
 # The oversubscription papers' workloads, on one GPU at their default sizes.
 OVERSUB_WORKLOADS := 2dconv atax bicg fdtd2d hotspot pathfinder nw backprop srad rbfs ra
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 1x ./platform/ ./cache/ ./interconnect/ ./benchmarks/
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./platform/ ./cache/ ./interconnect/ ./benchmarks/...
 	@for w in $(PAPER_WORKLOADS); do \
 		$(BIN) list | grep -q "^  $$w " || { echo "$$w: not built yet"; continue; }; \
 		/usr/bin/env time -f "$$w: wall %e s, peak RSS %M KB" $(BIN) run --workload $$w --gpus 4 --policy on-touch | grep -E "on 4 GPUs|mem instructions"; \

@@ -1,8 +1,11 @@
-package benchmarks
+package benchmarks_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/benchmarks/benchtest"
 )
 
 // A scale below a workload's smallest shape runs that shape; ClampNote is
@@ -23,10 +26,10 @@ func TestClampNote(t *testing.T) {
 		{"private", 1e-300, false}, // synthetic: no PaperSize; its minimum is documented
 	}
 	for _, c := range cases {
-		p := Params{GPUs: 4, Scale: c.scale, Size: SizeAuto, Seed: 1}
-		a, _ := setupTest(t, c.workload, p)
-		w, _ := New(c.workload)
-		note := ClampNote(w, p, a.Footprint())
+		p := benchmarks.Params{GPUs: 4, Scale: c.scale, Size: benchmarks.SizeAuto, Seed: 1}
+		a, _ := benchtest.Setup(t, c.workload, p)
+		w, _ := benchmarks.New(c.workload)
+		note := benchmarks.ClampNote(w, p, a.Footprint())
 		if (note != "") != c.clamped {
 			t.Errorf("%s at scale %g (footprint %d): note %q, want clamped=%v", c.workload, c.scale, a.Footprint(), note, c.clamped)
 		}

@@ -5,15 +5,20 @@ import "math"
 // The dense linear-algebra and finance workloads of ObservUVM and SUV
 // (issue 16, section 3): mm-tiled, gmm, syrk, syr2k, gemv, hellinger, lu,
 // blackscholes (ObservUVM) and doitgen, mvt, gramschmidt, bicgstab (SUV;
-// mm-tiled, gmm and hellinger are in both). One file per workload; each
-// doc comment names the source kernel, its thread mapping, the objects in
-// ID order (the program's allocation order, every allocation managed) and
-// the instructions per wavefront, as for the UVMSmart workloads. Those
-// whose objects are n x n matrices and n-float vectors of one side (gmm,
-// syrk, syr2k, mm-tiled, gemv, mvt, gramschmidt) get their labels, sizing
-// and Setup from denseLinalg (dense.go) and keep only their kernels.
+// mm-tiled, gmm and hellinger are in both), in the packages of their
+// suites: polybench (gmm, syrk, syr2k, lu, doitgen, mvt, gramschmidt),
+// cuda (mm-tiled, gemv, blackscholes), hecbench (hellinger) and papers
+// (bicgstab). One file per workload; each doc comment names the source
+// kernel, its thread mapping, the objects in ID order (the program's
+// allocation order, every allocation managed) and the instructions per
+// wavefront, as for the UVMSmart workloads. Those whose objects are n x n
+// matrices and n-float vectors of one side (gmm, syrk, syr2k, mm-tiled,
+// gemv, mvt, gramschmidt) get their labels, sizing and Setup from
+// DenseLinalg and keep only their kernels. What they share is here: the
+// papers' footprints, the sizing from them and ObservUVM's preferred
+// evictions.
 //
-// Sizing. Like the UVMSmart workloads (see uvmsmart.go), each declares
+// Sizing. Like the UVMSmart workloads (see EAScales), each declares
 // one paper footprint in all three columns: these papers are single-GPU,
 // so more GPUs split the same problem and --scale grows it. Scale 1 is the
 // reference footprint (ObservUVM's where it runs the workload, SUV's
@@ -89,9 +94,9 @@ func linalgRef(name string) uint64 {
 	return LinalgSUVFootprints[name]
 }
 
-// linalgSize is the scale-1 size of workload name.
-func linalgSize(name string) PaperSize {
-	return flatSize(linalgRef(name) / uint64(LinalgScales[name]))
+// LinalgSize is the scale-1 size of workload name.
+func LinalgSize(name string) PaperSize {
+	return FlatSize(linalgRef(name) / uint64(LinalgScales[name]))
 }
 
 // LinalgPaperScale returns the --scale at which workload name comes to the
@@ -109,24 +114,8 @@ func LinalgPaperScale(name, paper string) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return float64(b) / float64(linalgSize(name).TableII), true
+	return float64(b) / float64(LinalgSize(name).TableII), true
 }
-
-// Scale-1 footprints of these workloads.
-var (
-	MMTiledSize      = linalgSize("mm-tiled")
-	GEMMSize         = linalgSize("gmm")
-	SYRKSize         = linalgSize("syrk")
-	SYR2KSize        = linalgSize("syr2k")
-	GEMVSize         = linalgSize("gemv")
-	HellingerSize    = linalgSize("hellinger")
-	LUSize           = linalgSize("lu")
-	BlackScholesSize = linalgSize("blackscholes")
-	DoitgenSize      = linalgSize("doitgen")
-	MVTSize          = linalgSize("mvt")
-	GramSchmidtSize  = linalgSize("gramschmidt")
-	BiCGStabSize     = linalgSize("bicgstab")
-)
 
 // observUVMTable is where ObservUVM names each workload's preferred
 // eviction.
@@ -134,171 +123,17 @@ const observUVMTable = "ObservUVM Table II"
 
 // ObservUVM's preferred evictions (Info.PreferredEviction).
 var (
-	observUVMLRU = EvictionPreference{Policy: "lru", Source: observUVMTable}
-	observUVMLFU = EvictionPreference{Policy: "lfu", Source: observUVMTable}
-	observUVMCP  = EvictionPreference{Policy: "cp", Source: observUVMTable}
+	ObservUVMLRU = EvictionPreference{Policy: "lru", Source: observUVMTable}
+	ObservUVMLFU = EvictionPreference{Policy: "lfu", Source: observUVMTable}
+	ObservUVMCP  = EvictionPreference{Policy: "cp", Source: observUVMTable}
 )
 
-// linalgSide returns the side, a multiple of mult, at which bytes(n) comes
+// LinalgSide returns the side, a multiple of mult, at which bytes(n) comes
 // closest to the footprint of s for p.
-func linalgSide(s PaperSize, p Params, mult int, bytes func(n int) uint64) (int, error) {
+func LinalgSide(s PaperSize, p Params, mult int, bytes func(n int) uint64) (int, error) {
 	fp, err := s.Footprint(p)
 	if err != nil {
 		return 0, err
 	}
-	return fitSide(fp, mult, bytes), nil
-}
-
-// squareBytes is the footprint of k float32 n x n matrices.
-func squareBytes(k int) func(n int) uint64 {
-	return func(n int) uint64 { return uint64(k) * floatBytes * uint64(n) * uint64(n) }
-}
-
-// addBlock adds one lane for each element [i][j] of the row-major float32
-// matrix at base (row pitch pitch) with i in i0 .. i0+rows-1, i < ni, and
-// j in j0 .. j0+cols-1, j < nj; rows outer, so a 2 x 32 block is lanes
-// 32*r + c. A row (rows 1) is one coalesced access; a column (cols 1) puts
-// each lane on its own row.
-func addBlock(in *Instruction, base uint64, pitch, i0, rows, ni, j0, cols, nj int) {
-	for i := i0; i < i0+rows && i < ni; i++ {
-		a := base + (uint64(i)*uint64(pitch)+uint64(j0))*floatBytes
-		for j := j0; j < j0+cols && j < nj; j++ {
-			addLane(in, a)
-			a += floatBytes
-		}
-	}
-}
-
-// polyWave is the first thread row and column of wavefront wf of
-// workgroup wg in a PolyBench 2-D launch of 32x8 blocks (convBlockX x
-// convBlockY) over a grid gx blocks wide, x fastest: the wavefront holds
-// rows i0 and i0+1, columns j0 .. j0+31.
-func polyWave(wg, wf, gx int) (i0, j0 int) {
-	return wg/gx*convBlockY + wf*convRows, wg % gx * convBlockX
-}
-
-// idleStream is the stream of a wavefront none of whose threads passes the
-// kernel's bounds check: one compute-only instruction.
-func idleStream() Stream {
-	return &Loop{N: 1, Gen: func(_ int, in *Instruction) { in.Compute = indexCycles }}
-}
-
-// vecBlock is the 1-D block of the vector kernels (PolyBench's
-// DIM_THREAD_BLOCK_X for 1-D launches).
-const vecBlock = 256
-
-// vecOp is one access of a 1-D elementwise kernel: thread t reads or
-// writes element t of the float32 array at base.
-type vecOp struct {
-	base  uint64
-	write bool
-}
-
-// vecKernel is a 1-D launch of ceil(n/256) blocks of 256 threads in which
-// thread t < n issues ops in order, each on element t; a wavefront with
-// no thread below n issues one compute-only instruction.
-func vecKernel(name string, args []int, n int, ops []vecOp) Kernel {
-	return Kernel{
-		Name: name, Args: args,
-		Workgroups: ceilDiv(n, vecBlock), WavefrontsPerWorkgroup: vecBlock / WavefrontSize,
-		Wavefront: func(wg, wf, _ int) Stream {
-			t0 := wg*vecBlock + wf*WavefrontSize
-			if t0 >= n {
-				return idleStream()
-			}
-			return &Loop{N: len(ops), Gen: func(k int, in *Instruction) {
-				op := ops[k]
-				switch {
-				case k == 0:
-					in.Compute = indexCycles
-				case op.write:
-					in.Compute = mvFMACycles
-				default:
-					in.Compute = loadCycles
-				}
-				in.Write = op.write
-				addBlock(in, op.base, 0, 0, 1, 1, t0, WavefrontSize, n)
-			}}
-		},
-	}
-}
-
-// Operand shapes of the inner loop of a PolyBench 2-D kernel, for the
-// thread computing [i][j] at step k.
-const (
-	atIK = iota // element [i][k]: one lane per thread row (2 per wavefront)
-	atJK        // element [j][k]: one lane per column, each on its own row
-	atKJ        // element [k][j]: a row of consecutive floats
-)
-
-// kAccess is one load of the inner loop: element [·][·] (see atIK) of the
-// row-major float32 matrix at base with row pitch pitch.
-type kAccess struct {
-	base  uint64
-	pitch int
-	at    int
-}
-
-// innerLoop is a PolyBench 2-D kernel over an ni x nj output c (row pitch
-// nj) whose thread (i, j) first loads c[i][j] (or stores 0 to it when
-// zero), then for k in 0 .. nk-1 issues loads, then stores c[i][j]: gemm,
-// syrk, syr2k, doitgen_kernel1.
-type innerLoop struct {
-	c          uint64
-	ni, nj, nk int
-	zero       bool
-	loads      []kAccess
-}
-
-// innerInstructions is the length of a wavefront of l.
-func (l innerLoop) innerInstructions() int { return 2 + l.nk*len(l.loads) }
-
-// kernel is the launch of l: a grid of ceil(nj/32) x ceil(ni/8) blocks of
-// 32x8 threads (polyWave).
-//
-// Without __restrict__ the compiled kernels reload and re-store c[i][j]
-// in every iteration, since a store might alias the operands; those
-// accesses hit one line per wavefront and touch no new page, so, as atax
-// does, the model keeps the sum in a register (load or zero before the
-// loop, store after).
-func (l innerLoop) kernel(name string, args []int) Kernel {
-	gx := ceilDiv(l.nj, convBlockX)
-	last := l.innerInstructions() - 1
-	per := len(l.loads)
-	return Kernel{
-		Name: name, Args: args,
-		Workgroups: gx * ceilDiv(l.ni, convBlockY), WavefrontsPerWorkgroup: convBlockX * convBlockY / WavefrontSize,
-		Wavefront: func(wg, wf, _ int) Stream {
-			i0, j0 := polyWave(wg, wf, gx)
-			if i0 >= l.ni || j0 >= l.nj {
-				return idleStream()
-			}
-			return &Loop{N: last + 1, Gen: func(x int, in *Instruction) {
-				switch {
-				case x == 0 || x == last:
-					in.Compute = indexCycles
-					if x == last {
-						in.Compute = mvFMACycles
-					}
-					in.Write = x == last || l.zero
-					addBlock(in, l.c, l.nj, i0, convRows, l.ni, j0, convBlockX, l.nj)
-				default:
-					k, op := (x-1)/per, (x-1)%per
-					in.Compute = loadCycles
-					if op == 0 && k > 0 {
-						in.Compute = mvFMACycles
-					}
-					acc := l.loads[op]
-					switch acc.at {
-					case atIK:
-						addBlock(in, acc.base, acc.pitch, i0, convRows, l.ni, k, 1, l.nk)
-					case atJK:
-						addBlock(in, acc.base, acc.pitch, j0, convBlockX, l.nj, k, 1, l.nk)
-					default:
-						addBlock(in, acc.base, acc.pitch, k, 1, l.nk, j0, convBlockX, l.nj)
-					}
-				}
-			}}
-		},
-	}
+	return FitSide(fp, mult, bytes), nil
 }

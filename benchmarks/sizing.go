@@ -3,6 +3,7 @@ package benchmarks
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/mgpu-sim/mgpu/units"
@@ -51,16 +52,6 @@ func ClampNote(w Workload, p Params, built uint64) string {
 	return fmt.Sprintf("scale %g asks %s for a %s footprint, below its smallest shape; it runs at %s, so the result is not at the requested size",
 		p.Scale, info.Name, units.Bytes(want).Human(), units.Bytes(built).Human())
 }
-
-// Paper footprints (OASIS Table II and Table III).
-var (
-	// MMSize: MatrixMultiplication, 32 MB and 4 objects in Table II;
-	// 128 MB (8 GPUs) and 192 MB (16 GPUs) in Table III.
-	MMSize = PaperSize{TableII: 32 * MiB, TableIII8: 128 * MiB, TableIII16: 192 * MiB}
-	// MTSize: MatrixTranspose, 64 MB and 3 objects in Table II; 160 MB
-	// (8 GPUs) and 320 MB (16 GPUs) in Table III.
-	MTSize = PaperSize{TableII: 64 * MiB, TableIII8: 160 * MiB, TableIII16: 320 * MiB}
-)
 
 // Column returns the GPU count of the paper column p selects: 4 (Table II),
 // 8 or 16 (Table III).
@@ -131,14 +122,24 @@ func (s PaperSize) Footprint(p Params) (uint64, error) {
 	return uint64(f), nil
 }
 
-// squareSide returns the side of the square float32 matrices, a multiple of
-// tile, such that count of them come closest to footprint bytes. It is at
-// least one tile.
-func squareSide(footprint uint64, count, tile int) int {
-	exact := math.Sqrt(float64(footprint) / float64(4*count))
-	side := int(math.Round(exact/float64(tile))) * tile
-	if side < tile {
-		side = tile
+// FlatSize is a PaperSize with one footprint in every column.
+func FlatSize(b uint64) PaperSize { return PaperSize{TableII: b, TableIII8: b, TableIII16: b} }
+
+// FitSide returns the multiple of mult, at least mult, whose footprint
+// bytes(n) comes closest to fp. bytes must grow with n.
+func FitSide(fp uint64, mult int, bytes func(n int) uint64) int {
+	// The largest k with bytes(k*mult) <= fp, by binary search.
+	hi := 1
+	for bytes(hi*mult) <= fp && hi < 1<<40/mult {
+		hi *= 2
 	}
-	return side
+	k := sort.Search(hi, func(k int) bool { return bytes((k+1)*mult) > fp })
+	if k == 0 {
+		return mult
+	}
+	lo, up := bytes(k*mult), bytes((k+1)*mult)
+	if math.Abs(float64(up)-float64(fp)) < math.Abs(float64(fp)-float64(lo)) {
+		return (k + 1) * mult
+	}
+	return k * mult
 }

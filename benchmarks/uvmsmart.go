@@ -1,10 +1,5 @@
 package benchmarks
 
-import (
-	"math"
-	"sort"
-)
-
 // The UVMSmart / UVMMU / Early-Adaptor workloads.
 //
 // UVMMU ("UVMMU: Hardware-Offloaded Page Migration for Heterogeneous
@@ -16,11 +11,12 @@ import (
 // Proactive UVM Memory Management", ISPASS 2023; "EA" below) runs
 // PolyBench/GPU and Rodinia with every cudaMalloc made cudaMallocManaged,
 // at about 8 GB each (its Table II), and classes each one regular,
-// irregular or mixed. conv2d.go, atax.go, bicg.go, fdtd2d.go, hotspot.go,
-// pathfinder.go, nw.go, backprop.go, srad.go, rbfs.go and randomaccess.go
-// model these kernels; each doc comment names the source kernel, its
+// irregular or mixed. polybench's 2dconv, atax, bicg and fdtd2d,
+// rodinia's hotspot, pathfinder, nw, backprop, srad and rbfs, and hpcc's
+// ra model these kernels; each doc comment names the source kernel, its
 // thread mapping, the objects in ID order (the program's allocation order,
 // every allocation managed as in EA) and the instructions per wavefront.
+// What they share is here: EA's footprints and the sizing from them.
 //
 // Labels. Each declares the papers' label for it (Info.Aliases): EA's
 // Table II and figures (2DC, FDT, HS, PF, ATA, BIC, NW, BFS) and UVMMU's
@@ -44,7 +40,7 @@ import (
 //     power of two nearest UVMSmart's 12 MB ra (--scale 512 is 8 GiB).
 //
 // Kernel arguments live in constant memory on the NVIDIA GPUs these papers
-// use, so, unlike the OASIS workloads (allocKernarg), these allocate no
+// use, so, unlike the OASIS workloads (AllocKernarg), these allocate no
 // kernel-argument object.
 //
 // Known simplifications shared by all of them: 32-thread warps become
@@ -73,64 +69,5 @@ var EAFootprints = map[string]uint64{
 	"rbfs":       8448 * MiB,
 }
 
-// flatSize is a PaperSize with one footprint in every column.
-func flatSize(b uint64) PaperSize { return PaperSize{TableII: b, TableIII8: b, TableIII16: b} }
-
-// eaSize is the scale-1 size of the EA workload name.
-func eaSize(name string) PaperSize { return flatSize(EAFootprints[name] / uint64(EAScales[name])) }
-
-// Scale-1 footprints of the UVMSmart / Early-Adaptor workloads.
-var (
-	Conv2DSize     = eaSize("2dconv")
-	FDTD2DSize     = eaSize("fdtd2d")
-	HotspotSize    = eaSize("hotspot")
-	PathfinderSize = eaSize("pathfinder")
-	ATAXSize       = eaSize("atax")
-	BICGSize       = eaSize("bicg")
-	NWSize         = eaSize("nw")
-	RBFSSize       = eaSize("rbfs")
-	// BackpropSize is UVMSmart's run script input, 131056 input units.
-	BackpropSize = flatSize(backpropBytes(bpPaperInputs))
-	// SRADSize is UVMSmart's run script input, a 1024 x 1024 image.
-	SRADSize = flatSize(sradBytes(sradPaperSide))
-	// RASize is a 2^21-word HPCC table (neither paper gives one).
-	RASize = flatSize(8 << raPaperLog)
-)
-
-// Estimated compute cycles shared by these kernels (the papers give no
-// instruction timing).
-const (
-	// loadCycles is the address arithmetic between two back-to-back
-	// global loads of one thread: two VALU instructions.
-	loadCycles = 8
-	// syncCycles is one __syncthreads with the LDS traffic around it.
-	syncCycles = 32
-)
-
-// fitSide returns the multiple of mult, at least mult, whose footprint
-// bytes(n) comes closest to fp. bytes must grow with n.
-func fitSide(fp uint64, mult int, bytes func(n int) uint64) int {
-	// The largest k with bytes(k*mult) <= fp, by binary search.
-	hi := 1
-	for bytes(hi*mult) <= fp && hi < 1<<40/mult {
-		hi *= 2
-	}
-	k := sort.Search(hi, func(k int) bool { return bytes((k+1)*mult) > fp })
-	if k == 0 {
-		return mult
-	}
-	lo, up := bytes(k*mult), bytes((k+1)*mult)
-	if math.Abs(float64(up)-float64(fp)) < math.Abs(float64(fp)-float64(lo)) {
-		return (k + 1) * mult
-	}
-	return k * mult
-}
-
-// addLane appends one active lane.
-func addLane(in *Instruction, addr uint64) {
-	in.Addr[in.Lanes] = addr
-	in.Lanes++
-}
-
-// elem is the address of element i of an array of size-byte elements.
-func elem(base uint64, i, size int) uint64 { return base + uint64(i)*uint64(size) }
+// EASize is the scale-1 size of the EA workload name.
+func EASize(name string) PaperSize { return FlatSize(EAFootprints[name] / uint64(EAScales[name])) }

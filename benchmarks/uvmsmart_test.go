@@ -1,10 +1,16 @@
-package benchmarks
+package benchmarks_test
 
 import (
 	"math"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/benchmarks/benchtest"
+	"github.com/mgpu-sim/mgpu/benchmarks/hpcc"
+	"github.com/mgpu-sim/mgpu/benchmarks/polybench"
+	"github.com/mgpu-sim/mgpu/benchmarks/rodinia"
 )
 
 // uvmCase is one UVMSmart / Early-Adaptor workload: its class, objects in
@@ -14,7 +20,7 @@ type uvmCase struct {
 	name     string
 	class    string
 	objects  []string
-	size     PaperSize
+	size     benchmarks.PaperSize
 	launches func(iters int) int
 }
 
@@ -30,25 +36,25 @@ func perIteration(k, def int) func(int) int {
 }
 
 var uvmCases = []uvmCase{
-	{"2dconv", ClassRegular, []string{"A", "B"}, Conv2DSize, nil},
-	{"atax", ClassIrregular, []string{"A", "x", "y", "tmp"}, ATAXSize, nil},
-	{"bicg", ClassIrregular, []string{"A", "r", "s", "p", "q"}, BICGSize, nil},
-	{"fdtd2d", ClassRegular, []string{"_fict_", "ex", "ey", "hz"}, FDTD2DSize, perIteration(3, fdtdSteps)},
-	{"hotspot", ClassRegular, []string{"MatrixTemp0", "MatrixTemp1", "MatrixPower"}, HotspotSize, perIteration(1, hsLaunches)},
-	{"pathfinder", ClassRegular, []string{"gpuResult0", "gpuResult1", "gpuWall"}, PathfinderSize, nil},
-	{"nw", ClassIrregular, []string{"referrence", "itemsets"}, NWSize, nil},
-	{"backprop", ClassRegular, []string{"input_units", "hidden_units", "output_units", "hidden_delta",
+	{"2dconv", benchmarks.ClassRegular, []string{"A", "B"}, polybench.Conv2DSize, nil},
+	{"atax", benchmarks.ClassIrregular, []string{"A", "x", "y", "tmp"}, polybench.ATAXSize, nil},
+	{"bicg", benchmarks.ClassIrregular, []string{"A", "r", "s", "p", "q"}, polybench.BICGSize, nil},
+	{"fdtd2d", benchmarks.ClassRegular, []string{"_fict_", "ex", "ey", "hz"}, polybench.FDTD2DSize, perIteration(3, 5)},
+	{"hotspot", benchmarks.ClassRegular, []string{"MatrixTemp0", "MatrixTemp1", "MatrixPower"}, rodinia.HotspotSize, perIteration(1, 4)},
+	{"pathfinder", benchmarks.ClassRegular, []string{"gpuResult0", "gpuResult1", "gpuWall"}, rodinia.PathfinderSize, nil},
+	{"nw", benchmarks.ClassIrregular, []string{"referrence", "itemsets"}, rodinia.NWSize, nil},
+	{"backprop", benchmarks.ClassRegular, []string{"input_units", "hidden_units", "output_units", "hidden_delta",
 		"output_delta", "target", "input_weights", "input_weights2", "hidden_weights", "input_prev_weights",
-		"hidden_prev_weights", "output_hidden_cuda", "hidden_partial_sum"}, BackpropSize, nil},
-	{"srad", ClassRegular, []string{"C_cuda", "E_C", "W_C", "S_C", "N_C", "J_shared"}, SRADSize, perIteration(2, sradIterations)},
-	{"rbfs", ClassMixed, []string{"graph_nodes", "graph_mask", "updating_graph_mask", "graph_visited",
-		"graph_edges", "cost", "d_over"}, RBFSSize, nil},
-	{"ra", ClassIrregular, []string{"Table"}, RASize, nil},
+		"hidden_prev_weights", "output_hidden_cuda", "hidden_partial_sum"}, rodinia.BackpropSize, nil},
+	{"srad", benchmarks.ClassRegular, []string{"C_cuda", "E_C", "W_C", "S_C", "N_C", "J_shared"}, rodinia.SRADSize, perIteration(2, 4)},
+	{"rbfs", benchmarks.ClassMixed, []string{"graph_nodes", "graph_mask", "updating_graph_mask", "graph_visited",
+		"graph_edges", "cost", "d_over"}, rodinia.RBFSSize, nil},
+	{"ra", benchmarks.ClassIrregular, []string{"Table"}, hpcc.RASize, nil},
 }
 
 func TestUVMSmartRegistered(t *testing.T) {
 	for _, c := range uvmCases {
-		w, err := New(c.name)
+		w, err := benchmarks.New(c.name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,8 +62,8 @@ func TestUVMSmartRegistered(t *testing.T) {
 		if info.Name != c.name || info.Description == "" || strings.Contains(info.Description, "\n") {
 			t.Errorf("%s: Name %q, Description %q", c.name, info.Name, info.Description)
 		}
-		if got := ClassOf(w); got != c.class || !slices.Contains(Classes(), got) {
-			t.Errorf("%s: class %q, want %q (one of %v)", c.name, got, c.class, Classes())
+		if got := benchmarks.ClassOf(w); got != c.class || !slices.Contains(benchmarks.Classes(), got) {
+			t.Errorf("%s: class %q, want %q (one of %v)", c.name, got, c.class, benchmarks.Classes())
 		}
 		if sz := info.PaperSize; sz != c.size {
 			t.Errorf("%s: PaperSize %+v, want %+v", c.name, sz, c.size)
@@ -67,7 +73,7 @@ func TestUVMSmartRegistered(t *testing.T) {
 		}
 	}
 	for _, n := range []string{"mm", "bfs", "private"} {
-		if w, _ := New(n); ClassOf(w) != "" {
+		if w, _ := benchmarks.New(n); benchmarks.ClassOf(w) != "" {
 			t.Errorf("%s has a class", n)
 		}
 	}
@@ -82,8 +88,8 @@ func TestUVMSmartSmall(t *testing.T) {
 	for _, c := range uvmCases {
 		var hashes []uint64
 		for _, gpus := range []int{1, 2, 4} {
-			p := Params{GPUs: gpus, Scale: 0.01, Size: SizeAuto, Seed: 1}
-			a, ks := setupTest(t, c.name, p)
+			p := benchmarks.Params{GPUs: gpus, Scale: 0.01, Size: benchmarks.SizeAuto, Seed: 1}
+			a, ks := benchtest.Setup(t, c.name, p)
 			var names []string
 			for i, o := range a.Objects() {
 				names = append(names, o.Name)
@@ -105,13 +111,13 @@ func TestUVMSmartSmall(t *testing.T) {
 				}
 				for wg := 0; wg < k.Workgroups; wg++ {
 					for wf := 0; wf < k.WavefrontsPerWorkgroup; wf++ {
-						if drain(t, a, k.Wavefront(wg, wf, wg%gpus), nil) == 0 {
+						if benchtest.Drain(t, a, k.Wavefront(wg, wf, wg%gpus), nil) == 0 {
 							t.Fatalf("%s kernel %d wg %d wf %d: empty", c.name, ki, wg, wf)
 						}
 					}
 				}
 			}
-			h, _ := streamHash(ks, gpus)
+			h, _ := benchtest.StreamHash(ks, gpus)
 			hashes = append(hashes, h)
 		}
 		if hashes[0] != hashes[1] || hashes[0] != hashes[2] {
@@ -128,34 +134,34 @@ func TestUVMSmartFootprints(t *testing.T) {
 		within := func(what string, got, want uint64) {
 			t.Helper()
 			if dev := math.Abs(float64(got)/float64(want) - 1); dev > 0.03 {
-				t.Errorf("%s %s: footprint %.1f MB, want %.1f MB ± 3%%", c.name, what, float64(got)/MiB, float64(want)/MiB)
+				t.Errorf("%s %s: footprint %.1f MB, want %.1f MB ± 3%%", c.name, what, float64(got)/benchmarks.MiB, float64(want)/benchmarks.MiB)
 			}
 		}
 		for _, gpus := range []int{4, 8, 16} {
-			a, _ := setupTest(t, c.name, Params{GPUs: gpus, Scale: 1, Size: SizeAuto, Seed: 1})
+			a, _ := benchtest.Setup(t, c.name, benchmarks.Params{GPUs: gpus, Scale: 1, Size: benchmarks.SizeAuto, Seed: 1})
 			within("scale 1", a.Footprint(), c.size.TableII)
 			if gpus == 4 {
-				t.Logf("%-10s scale 1: %.1f MB (declared %.1f MB)", c.name, float64(a.Footprint())/MiB, float64(c.size.TableII)/MiB)
+				t.Logf("%-10s scale 1: %.1f MB (declared %.1f MB)", c.name, float64(a.Footprint())/benchmarks.MiB, float64(c.size.TableII)/benchmarks.MiB)
 			}
 		}
-		ea, ok := EAFootprints[c.name]
+		ea, ok := benchmarks.EAFootprints[c.name]
 		if !ok {
 			continue
 		}
-		p := Params{GPUs: 4, Scale: float64(EAScales[c.name]), Size: SizeAuto, Seed: 1}
+		p := benchmarks.Params{GPUs: 4, Scale: float64(benchmarks.EAScales[c.name]), Size: benchmarks.SizeAuto, Seed: 1}
 		var fp uint64
 		if c.name == "rbfs" { // the expected size: the graph would take 6 GB of host memory
-			v, err := RBFSNodes(p)
+			v, err := rodinia.RBFSNodes(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			fp = uint64(v) * (rbfsNodeBytes + rbfsMeanDegree*rbfsEdgeBytes)
+			fp = uint64(v) * (15 + 6*4) // graph_nodes, three masks and cost; 6 edges of 4 bytes on average
 		} else {
-			a, _ := setupTest(t, c.name, p) // lazy kernels: cheap at any size
+			a, _ := benchtest.Setup(t, c.name, p) // lazy kernels: cheap at any size
 			fp = a.Footprint()
 		}
 		within("EA scale", fp, ea)
-		t.Logf("%-10s scale %d: %.0f MB (EA Table II %d MB)", c.name, EAScales[c.name], float64(fp)/MiB, ea/MiB)
+		t.Logf("%-10s scale %d: %.0f MB (EA Table II %d MB)", c.name, benchmarks.EAScales[c.name], float64(fp)/benchmarks.MiB, ea/benchmarks.MiB)
 	}
 }
 
@@ -167,7 +173,7 @@ func TestUVMSmartIterations(t *testing.T) {
 	for _, c := range uvmCases {
 		n := map[int]int{}
 		for _, it := range []int{0, 1, 2, 3} {
-			_, ks := setupTest(t, c.name, Params{GPUs: 4, Scale: 0.01, Size: SizeAuto, Seed: 1, Iterations: it})
+			_, ks := benchtest.Setup(t, c.name, benchmarks.Params{GPUs: 4, Scale: 0.01, Size: benchmarks.SizeAuto, Seed: 1, Iterations: it})
 			n[it] = len(ks)
 		}
 		if c.launches == nil {
@@ -187,8 +193,8 @@ func TestUVMSmartIterations(t *testing.T) {
 func TestUVMSmartDeterministic(t *testing.T) {
 	for _, name := range []string{"ra", "rbfs"} {
 		hash := func(seed uint64) uint64 {
-			_, ks := setupTest(t, name, Params{GPUs: 4, Scale: 0.005, Size: SizeAuto, Seed: seed})
-			h, _ := streamHash(ks, 4)
+			_, ks := benchtest.Setup(t, name, benchmarks.Params{GPUs: 4, Scale: 0.005, Size: benchmarks.SizeAuto, Seed: seed})
+			h, _ := benchtest.StreamHash(ks, 4)
 			return h
 		}
 		a, b := hash(1), hash(1)
@@ -206,24 +212,12 @@ func TestUVMSmartClamp(t *testing.T) {
 			scale   float64
 			clamped bool
 		}{{1e-6, true}, {0.05, false}} {
-			p := Params{GPUs: 4, Scale: q.scale, Size: SizeAuto, Seed: 1}
-			a, _ := setupTest(t, c.name, p)
-			w, _ := New(c.name)
-			if note := ClampNote(w, p, a.Footprint()); (note != "") != q.clamped {
+			p := benchmarks.Params{GPUs: 4, Scale: q.scale, Size: benchmarks.SizeAuto, Seed: 1}
+			a, _ := benchtest.Setup(t, c.name, p)
+			w, _ := benchmarks.New(c.name)
+			if note := benchmarks.ClampNote(w, p, a.Footprint()); (note != "") != q.clamped {
 				t.Errorf("%s scale %g (%d bytes): note %q", c.name, q.scale, a.Footprint(), note)
 			}
-		}
-	}
-}
-
-func TestFitSide(t *testing.T) {
-	sq := func(n int) uint64 { return uint64(n * n) }
-	for _, c := range []struct {
-		fp         uint64
-		mult, want int
-	}{{100, 1, 10}, {110, 1, 10}, {111, 1, 11}, {1, 16, 16}, {0, 4, 4}, {400, 16, 16}, {800, 16, 32}} {
-		if got := fitSide(c.fp, c.mult, sq); got != c.want {
-			t.Errorf("fitSide(%d, %d) = %d, want %d", c.fp, c.mult, got, c.want)
 		}
 	}
 }

@@ -1,5 +1,15 @@
-// Package benchmarks holds the workloads mgpu runs: the OASIS paper
-// applications and small synthetic patterns for tests and users.
+// Package benchmarks is what a workload is to mgpu: the Workload
+// contract (Info and Setup), the kernels and instruction streams Setup
+// returns, the facts a workload declares (Info, and Access per launch),
+// the registry that names workloads, and the helpers several suites'
+// workloads share (paper sizing, lanes and blocks, the dense
+// linear-algebra skeleton, R-MAT graphs, workgroup distribution).
+//
+// The workloads themselves live one package per benchmark suite, as
+// MGPUSim keeps them: polybench, rodinia, shoc, amdappsdk, heteromark,
+// dnn (DNN-Mark and Tango), hecbench, cuda (CUDA samples and NVIDIA's
+// libraries), hpcc, papers (programs a paper brought) and synthetic. Each
+// registers its workloads when imported; benchmarks/all imports them all.
 //
 // A workload is Go code, not a trace. Setup allocates its objects through
 // objtable's MallocManaged and returns its kernels. A kernel is a grid of
@@ -63,9 +73,10 @@ type Kernel struct {
 	// share of the workgroups whatever the distribution scheme, since
 	// the kernel's work is keyed on the device ID.
 	PerDevice bool
-	// SUV holds what SUV's static analysis derives for the launch's
-	// objects (SUVHint); nil when the workload declares none.
-	SUV []SUVHint
+	// Access is what the workload declares about how the launch touches
+	// its objects (Access), at most one per argument; nil when it
+	// declares none.
+	Access []Access
 }
 
 // Params carry the run-level knobs a workload sizes itself from.
@@ -86,6 +97,21 @@ type Params struct {
 	Im2col string
 }
 
+// The im2col kernels of Params.Im2col (the DNN-Mark workloads read it).
+const (
+	// Im2colMGPUSim is MGPUSim's gputensor im2col.cl, which the OASIS
+	// lineage runs: one work-item per column, looping over the C*k*k rows.
+	Im2colMGPUSim = "mgpusim"
+	// Im2colPerElement runs one work-item per column element, each
+	// loading the kernel arguments, reading one input element and writing
+	// one (MIOpen's Im2Col shape; mgpu's kernel before it followed
+	// MGPUSim's).
+	Im2colPerElement = "per-element"
+)
+
+// Im2colKernels lists the valid Params.Im2col values.
+func Im2colKernels() []string { return []string{Im2colMGPUSim, Im2colPerElement} }
+
 // Workload is a named application.
 type Workload interface {
 	// Info is what the workload declares about itself.
@@ -98,7 +124,7 @@ type Workload interface {
 // figures and the platform read about it without running it. Only Name,
 // Description and Suite are always set; a zero field means the workload
 // does not declare that fact (no paper label, no class, not sized from a
-// paper, no preferred eviction, no SUV hints).
+// paper, no preferred eviction, no access facts).
 type Info struct {
 	// Name is the registered name, which --workload takes.
 	Name string
@@ -129,10 +155,10 @@ type Info struct {
 	// PreferredEviction is the eviction policy a paper names for the
 	// workload (ObservUVM Table II: LRU, LFU or CP); zero when none does.
 	PreferredEviction EvictionPreference
-	// SUVHints says the kernels Setup returns carry SUV hints
-	// (Kernel.SUV); the doc comment of each such workload says how its
-	// hints follow from its kernels' code.
-	SUVHints bool
+	// DeclaresAccess says the kernels Setup returns declare how they
+	// touch their objects (Kernel.Access); the doc comment of each such
+	// workload says how its declarations follow from its kernels' code.
+	DeclaresAccess bool
 }
 
 // EvictionPreference is a paper's eviction policy of choice for a
@@ -159,8 +185,8 @@ const (
 
 var registry = map[string]func() Workload{}
 
-// Register makes a workload available by name. It is called from init
-// functions of the files that define workloads.
+// Register makes a workload available by name. It is called from the
+// init functions of the suite packages.
 func Register(name string, make func() Workload) {
 	if _, dup := registry[name]; dup {
 		panic("benchmarks: workload registered twice: " + name)

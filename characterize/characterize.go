@@ -59,7 +59,7 @@
 //   - Per-phase object rows are listed only for objects touched in the
 //     phase; the whole-run rows list every object.
 //   - The kernel-argument object of the paper workloads is a real object
-//     (see benchmarks.allocKernarg) and is reported like any other.
+//     (see benchmarks.AllocKernarg) and is reported like any other.
 //   - Accesses outside every object are counted as unmanaged; they
 //     advance the access order but are not classified.
 //
@@ -119,6 +119,7 @@ import (
 	"time"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	_ "github.com/mgpu-sim/mgpu/benchmarks/all" // registers every workload
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/units"

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/benchmarks/synthetic"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/platform"
 )
@@ -242,7 +243,7 @@ func TestEveryPage(t *testing.T) {
 	})
 	t.Run("pingpong: private in each phase, shared over the run", func(t *testing.T) {
 		res := run(t, "pingpong", benchmarks.Params{Scale: 0.25}, system(4, "", 0))
-		if len(res.Phases) != benchmarks.SyntheticIterations {
+		if len(res.Phases) != synthetic.Iterations {
 			t.Fatalf("%d phases", len(res.Phases))
 		}
 		for _, op := range res.ObjectPhases {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	_ "github.com/mgpu-sim/mgpu/benchmarks/all" // registers every workload
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/plots"
 	"github.com/mgpu-sim/mgpu/sweep"

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/benchmarks/synthetic"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/observuvm"
 	"github.com/mgpu-sim/mgpu/plots"
@@ -217,14 +218,14 @@ func observFig17() Figure {
 
 // observFig3Sets are the microbenchmark's runs on the paper's GPU, no
 // prefetching: the regions stay on the host, read remotely (zero-copy),
-// counted per 2 MB with threshold x (benchmarks.CounterCapAccesses); a
+// counted per 2 MB with threshold x (synthetic.CounterCapAccesses); a
 // notification migrates only the page that reached it, so the run's
 // host-to-GPU migrations count its notifications. The base is on-touch,
 // which migrates each region's one page: p migrations.
 func observFig3Sets() (acbm, touch []string) {
 	touch = join(rtx3090, []string{"uvm.prefetch.policy", "off"})
 	acbm = join(touch, []string{"policy.ac_host", "remote", "policy.ac_group", "2MB",
-		"policy.ac_threshold", strconv.Itoa(benchmarks.CounterCapAccesses), "policy.ac_migrate", "page"})
+		"policy.ac_threshold", strconv.Itoa(synthetic.CounterCapAccesses), "policy.ac_migrate", "page"})
 	return acbm, touch
 }
 
@@ -250,8 +251,8 @@ const (
 func observFig3() Figure {
 	acbm, touch := observFig3Sets()
 	var w []string
-	for _, p := range benchmarks.CounterCapRegions {
-		w = append(w, benchmarks.CounterCapName(p))
+	for _, p := range synthetic.CounterCapRegions {
+		w = append(w, synthetic.CounterCapName(p))
 	}
 	return Figure{Name: "observuvm-fig3", Title: "ObservUVM Fig. 3: counter notifications, p regions read x times",
 		YLabel: "notifications", Workloads: w,
@@ -265,8 +266,8 @@ func observFig3() Figure {
 
 // counterCapRegions is p of a countercap-p workload, 0 for another name.
 func counterCapRegions(workload string) int {
-	for _, p := range benchmarks.CounterCapRegions {
-		if workload == benchmarks.CounterCapName(p) {
+	for _, p := range synthetic.CounterCapRegions {
+		if workload == synthetic.CounterCapName(p) {
 			return p
 		}
 	}
@@ -303,7 +304,7 @@ func counterCapModel(workload string, capacity int) (uint64, error) {
 		return 0, err
 	}
 	const page = 4096
-	u, err := observuvm.NewCounterUnit(capacity, benchmarks.CounterCapAccesses, observuvm.ACBMGranularity, page)
+	u, err := observuvm.NewCounterUnit(capacity, synthetic.CounterCapAccesses, observuvm.ACBMGranularity, page)
 	if err != nil {
 		return 0, err
 	}

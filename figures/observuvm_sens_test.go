@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/benchmarks/synthetic"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/plots"
 	"github.com/mgpu-sim/mgpu/stats"
@@ -351,7 +351,7 @@ func TestObservFig17(t *testing.T) {
 func TestObservFig3Specs(t *testing.T) {
 	f := mustLookup(t, "observuvm-fig3")
 	runs := mustRuns(t, f)
-	if len(runs) != 2*len(benchmarks.CounterCapRegions) {
+	if len(runs) != 2*len(synthetic.CounterCapRegions) {
 		t.Fatalf("%d runs", len(runs))
 	}
 	for _, r := range runs {
@@ -359,7 +359,7 @@ func TestObservFig3Specs(t *testing.T) {
 			t.Errorf("%s", r.Label())
 		}
 		if r.Policy == "access-counter" && (r.Sets["policy.ac_host"] != "remote" || r.Sets["policy.ac_group"] != "2MB" ||
-			r.Sets["policy.ac_migrate"] != "page" || r.Sets["policy.ac_threshold"] != strconv.Itoa(benchmarks.CounterCapAccesses)) {
+			r.Sets["policy.ac_migrate"] != "page" || r.Sets["policy.ac_threshold"] != strconv.Itoa(synthetic.CounterCapAccesses)) {
 			t.Errorf("%s: not the microbenchmark's counting", r.Label())
 		}
 	}
@@ -373,7 +373,7 @@ func TestObservFig3Specs(t *testing.T) {
 		return stats.Counters{MigrationsH2D: p}
 	}
 	tab := f.Reduce(fakeResults(t, runs, func(sweep.Run) float64 { return 1 }, counters))
-	for _, p := range benchmarks.CounterCapRegions {
+	for _, p := range synthetic.CounterCapRegions {
 		checkRow(t, "fig3", tab, fmt.Sprintf("p=%d", p), []float64{float64(min(p, 100)), float64(min(p, 256)), float64(min(p, 256))})
 	}
 }
@@ -381,8 +381,8 @@ func TestObservFig3Specs(t *testing.T) {
 // The counter model saturates at its capacity: min(p, counters).
 func TestCounterCapModel(t *testing.T) {
 	for _, c := range []int{16, 100, 256} {
-		for _, p := range benchmarks.CounterCapRegions {
-			n, err := counterCapModel(benchmarks.CounterCapName(p), c)
+		for _, p := range synthetic.CounterCapRegions {
+			n, err := counterCapModel(synthetic.CounterCapName(p), c)
 			if err != nil || n != uint64(min(p, c)) {
 				t.Errorf("capacity %d, p %d: %d notifications (%v), want %d", c, p, n, err, min(p, c))
 			}
@@ -430,8 +430,8 @@ func TestObservFig3Runs(t *testing.T) {
 		}
 	}
 	tab := f.Reduce(res)
-	for _, p := range benchmarks.CounterCapRegions {
-		name := benchmarks.CounterCapName(p)
+	for _, p := range synthetic.CounterCapRegions {
+		name := synthetic.CounterCapName(p)
 		r := row(t, tab, fmt.Sprintf("p=%d", p))
 		if r[0] != float64(notif[name]) || r[1] != float64(min(p, 256)) {
 			t.Errorf("p=%d: %v, want simulator %d, model %d", p, r, notif[name], min(p, 256))

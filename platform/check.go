@@ -145,7 +145,7 @@ func (k *Checker) Check(o Options) error {
 	if !ok || o.workload != nil {
 		alloc, kernels, err := setupWorkload(w, o, traits)
 		if err == nil {
-			hints := benchmarks.CheckSUVHints(kernels, len(alloc.Objects()))
+			hints := benchmarks.CheckAccess(kernels, len(alloc.Objects()))
 			r.facts = factsOf(alloc, func() error { return hints })
 		}
 		r.err = err

@@ -32,7 +32,7 @@ func TestPart2WorkloadsCoherent(t *testing.T) {
 			t.Fatal(err)
 		}
 		modes := []string{"tm++", "acbm"}
-		if benchmarks.HasSUVHints(wl) {
+		if benchmarks.DeclaresAccess(wl) {
 			modes = append(modes, uvm.AdaptiveSUV, uvm.AdaptiveSC)
 		}
 		for _, gpus := range []int{1, 2} {

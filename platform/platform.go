@@ -12,6 +12,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	_ "github.com/mgpu-sim/mgpu/benchmarks/all" // registers every workload
 	"github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/gmmu"
@@ -194,7 +195,7 @@ func Build(o Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	capacity, err := checkSetup(o, w, factsOf(alloc, func() error { return benchmarks.CheckSUVHints(kernels, len(alloc.Objects())) }))
+	capacity, err := checkSetup(o, w, factsOf(alloc, func() error { return benchmarks.CheckAccess(kernels, len(alloc.Objects())) }))
 	if err != nil {
 		return nil, err
 	}

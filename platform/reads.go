@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/benchmarks/dnn"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 )
 
@@ -26,7 +27,7 @@ const policyPrefix = "policy."
 // Affects reports whether config key changes a run of workload under
 // policy. Every key does but those of policy.* (the ones the policy
 // declared with pagepolicy.ReadsKeys; every key for a policy that
-// declared none) and im2col (benchmarks.ReadsIm2col). Unknown policies
+// declared none) and im2col (dnn.ReadsIm2col). Unknown policies
 // and workloads are affected by everything: Check reports them.
 func Affects(key, policy, workload string) bool {
 	if name, ok := strings.CutPrefix(key, policyPrefix); ok {
@@ -38,7 +39,7 @@ func Affects(key, policy, workload string) bool {
 	}
 	if key == "im2col" {
 		w, err := benchmarks.New(workload)
-		return err != nil || benchmarks.ReadsIm2col(w)
+		return err != nil || dnn.ReadsIm2col(w)
 	}
 	return true
 }
@@ -53,7 +54,7 @@ func readers(key string) string {
 	}
 	var ws []string
 	for _, n := range benchmarks.Names() {
-		if w, err := benchmarks.New(n); err == nil && benchmarks.ReadsIm2col(w) {
+		if w, err := benchmarks.New(n); err == nil && dnn.ReadsIm2col(w) {
 			ws = append(ws, n)
 		}
 	}

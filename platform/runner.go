@@ -36,7 +36,8 @@ type runner struct {
 	onLaunch LaunchObserver
 	cus      int // per GPU, for the mgpusim distribution
 	log      zerolog.Logger
-	// suv evaluates the launches' SUV hints (nil: no SUV placement).
+	// suv turns the launches' declared accesses into SUV hints (nil: no
+	// SUV placement).
 	suv *suvHints
 }
 

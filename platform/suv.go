@@ -10,14 +10,11 @@ import (
 	"github.com/mgpu-sim/mgpu/uvm"
 )
 
-// suvHints is SUV-Host's runtime half: it evaluates a workload's declared
-// hints (benchmarks.SUVHint, what the compiler passes derive) with the
-// launch's runtime values, as SUV's injected host code does before each
-// launch (§V-B). Density is the declared accesses over the object's size;
-// the working set is the declared per-workgroup range times the
-// workgroups one GPU holds at once, unless that is more than
-// concurrent_fraction of the GPU's share of the grid, where SUV skips the
-// analysis and the object stays Density.
+// suvHints is SUV-Host's runtime half: it turns what a workload declares
+// about each launch's accesses (benchmarks.Access, the facts SUV's
+// compiler passes derive) into SUV's hints with the launch's runtime
+// values, as SUV's injected host code does before each launch (§V-B).
+// suvHint says how each fact maps.
 type suvHints struct {
 	alloc    *objtable.Allocator
 	page     uint64
@@ -59,31 +56,58 @@ func (h *suvHints) launch(i int, k *benchmarks.Kernel) *suvrt.Launch {
 	}
 	conc := h.concurrent(k)
 	share := float64(k.Workgroups) / float64(h.gpus)
-	for _, d := range k.SUV {
-		size := h.alloc.Object(d.Object).Size
-		hint := suv.Hint{Object: name[d.Object], Class: d.Class, Iter: d.Iter}
-		if d.Class != suv.Unknown {
-			hint.Density = d.Accesses / float64(size)
-			if d.WorkgroupRangeBytes > 0 && float64(conc) <= h.fraction*share {
-				hint.WSSBytes = min(d.WorkgroupRangeBytes*int64(conc), int64(size))
-			}
-		}
-		l.Hints = append(l.Hints, hint)
+	wss := float64(conc) <= h.fraction*share
+	for _, a := range k.Access {
+		l.Hints = append(l.Hints, suvHint(name[a.Object], a, int64(h.alloc.Object(a.Object).Size), conc, wss))
 	}
 	return l
 }
 
+// suvHint is SUV's hint for object name (size bytes) from what the
+// workload declares of its accesses in one launch, conc workgroups of
+// which one GPU holds at once. The pattern gives the class: Analysable
+// is Density (which the working set may turn Temporal), HostLoop
+// Iterative with the loop's span, DataDependent Unknown. Density is the
+// declared accesses over the size; the working set is the declared
+// per-workgroup range times conc, unless wss is false (conc is more than
+// concurrent_fraction of the GPU's share of the grid), where SUV skips
+// the analysis and the object stays Density.
+func suvHint(name string, a benchmarks.Access, size int64, conc int, wss bool) suv.Hint {
+	h := suv.Hint{Object: name, Class: suvClass(a.Pattern), Iter: suv.Iteration{
+		Index: a.Loop.Index, Count: a.Loop.Count,
+		OffsetBytes: a.Loop.OffsetBytes, StrideBytes: a.Loop.StrideBytes, SpanBytes: a.Loop.SpanBytes,
+	}}
+	if a.Pattern != benchmarks.DataDependent {
+		h.Density = a.Accesses / float64(size)
+		if a.WorkgroupBytes > 0 && wss {
+			h.WSSBytes = min(a.WorkgroupBytes*int64(conc), size)
+		}
+	}
+	return h
+}
+
+// suvClass is SUV's declared tag for an access pattern.
+func suvClass(p benchmarks.AccessPattern) suv.Class {
+	switch p {
+	case benchmarks.HostLoop:
+		return suv.Iterative
+	case benchmarks.DataDependent:
+		return suv.Unknown
+	}
+	return suv.Density
+}
+
 // checkSUV refuses, before a run, a workload SUV cannot plan: one that
-// declares no hints, or hints that name objects a launch does not pass
-// (hints checks them: benchmarks.CheckSUVHints over the set-up's kernels).
+// declares no accesses, or accesses of objects a launch does not pass
+// (hints checks them: benchmarks.CheckAccess over the set-up's kernels).
 func checkSUV(c Config, w benchmarks.Workload, hints func() error) error {
 	if c.UVM.Adaptive != uvm.AdaptiveSUV && c.UVM.Adaptive != uvm.AdaptiveSC {
 		return nil
 	}
-	if !benchmarks.HasSUVHints(w) {
+	if !benchmarks.DeclaresAccess(w) {
 		var ok []string
 		for _, n := range benchmarks.Names() {
-			if x, err := benchmarks.New(n); err == nil && benchmarks.HasSUVHints(x) {
+			if x, err := benchmarks.New(n); err == nil && benchmarks.DeclaresAccess(x) {
 				ok = append(ok, n)
 			}
 		}

@@ -31,10 +31,10 @@ const (
 
 func (p suvProbe) Info() benchmarks.Info {
 	return benchmarks.Info{
-		Name:        "suv-probe",
-		Description: "test workload: one structure of each SUV class",
-		Suite:       benchmarks.SuiteSynthetic,
-		SUVHints:    !p.noHints,
+		Name:           "suv-probe",
+		Description:    "test workload: one structure of each SUV class",
+		Suite:          benchmarks.SuiteSynthetic,
+		DeclaresAccess: !p.noHints,
 	}
 }
 
@@ -78,12 +78,12 @@ func (p suvProbe) Setup(alloc *objtable.Allocator, _ benchmarks.Params) ([]bench
 				}}
 			}}
 		if !p.noHints {
-			k.SUV = []benchmarks.SUVHint{
-				{Object: 0, Class: suv.Density, Accesses: float64(sizes[0] / 4), WorkgroupRangeBytes: int64(sizes[0])},
-				{Object: 1, Class: suv.Density, Accesses: float64(sizes[1] / 4 * probeReps), WorkgroupRangeBytes: probeSlice},
-				{Object: 2, Class: suv.Unknown},
-				{Object: 3, Class: suv.Iterative, Accesses: float64(probeSpan / 4),
-					Iter: suv.Iteration{Index: it, Count: probeIters, StrideBytes: probeSpan, SpanBytes: probeSpan}},
+			k.Access = []benchmarks.Access{
+				{Object: 0, Pattern: benchmarks.Analysable, Accesses: float64(sizes[0] / 4), WorkgroupBytes: int64(sizes[0])},
+				{Object: 1, Pattern: benchmarks.Analysable, Accesses: float64(sizes[1] / 4 * probeReps), WorkgroupBytes: probeSlice},
+				{Object: 2, Pattern: benchmarks.DataDependent},
+				{Object: 3, Pattern: benchmarks.HostLoop, Accesses: float64(probeSpan / 4),
+					Loop: benchmarks.LoopSpan{Index: it, Count: probeIters, StrideBytes: probeSpan, SpanBytes: probeSpan}},
 			}
 		}
 		ks = append(ks, k)
@@ -267,5 +267,42 @@ func TestSUVPoolQuotaIsAReservation(t *testing.T) {
 	full := mustRun(t, Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}})
 	if full.PolicyStats["suv_pool_evictions"] == 0 {
 		t.Errorf("at 2x no pool gave anything back: %v", full.PolicyStats)
+	}
+}
+
+// Every workload that declares its accesses translates into hints SUV
+// accepts (suv.Hints.Validate, with each launch's objects) at two sizes
+// on one GPU, and the working set never exceeds the object.
+func TestDeclaredAccessTranslates(t *testing.T) {
+	t.Parallel()
+	var names []string
+	for _, n := range benchmarks.Names() {
+		if w, err := benchmarks.New(n); err == nil && benchmarks.DeclaresAccess(w) {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		t.Fatal("no workload declares its accesses")
+	}
+	for _, n := range names {
+		for _, scale := range []float64{1, 0.25} {
+			c := small(1)
+			c.Oversubscribe = 1.5
+			c.UVM.Adaptive = uvm.AdaptiveSUV
+			s, err := Build(Options{Workload: n, Policy: "on-touch", Config: c, Scale: scale, Seed: 1})
+			if err != nil {
+				t.Fatalf("%s at scale %g: %v", n, scale, err)
+			}
+			for i := range s.runner.kernels {
+				k := &s.runner.kernels[i]
+				if k.Barrier {
+					continue
+				}
+				l := s.runner.suv.launch(i, k)
+				if err := l.Hints.Validate(l.Objects); err != nil {
+					t.Errorf("%s at scale %g, kernel %d (%s): %v", n, scale, i, k.Name, err)
+				}
+			}
+		}
 	}
 }

@@ -17,8 +17,8 @@ import (
 // the declarations, standing in for SUV's compiler passes (SUV, MICRO
 // 2024: SUV-Kern finds pointer chases, §V-A; SUV-Host finds host loops
 // and their induction variable, §V-B): which objects are pointer chases
-// (declared Unknown) and which iteration of a host loop a launch is (the
-// Index of its declared Iterative hints).
+// (declared DataDependent) and which iteration of a host loop a launch is
+// (the Loop.Index of its declared HostLoop accesses).
 func oracleHints(h *suvHints, c suv.Config, kernels []benchmarks.Kernel) ([][]suv.Hint, error) {
 	w := newOracleWalk(h.alloc, h.page)
 	type loopKey struct{ id, count int }
@@ -28,19 +28,19 @@ func oracleHints(h *suvHints, c suv.Config, kernels []benchmarks.Kernel) ([][]su
 	count := make([]int, len(kernels))
 	for i := range kernels {
 		k := &kernels[i]
-		if k.Barrier || len(k.SUV) == 0 {
+		if k.Barrier || len(k.Access) == 0 {
 			continue
 		}
-		for _, d := range k.SUV {
-			if d.Class == suv.Iterative {
-				iter[i], count[i] = d.Iter.Index, d.Iter.Count
+		for _, a := range k.Access {
+			if a.Pattern == benchmarks.HostLoop {
+				iter[i], count[i] = a.Loop.Index, a.Loop.Count
 			}
 		}
 		st := w.launch(k, h.concurrent(k), h.gpus)
 		for j := range st {
 			id := k.Args[j]
 			st[j].Object = oracleName(h.alloc, k.Args, id)
-			st[j].PointerChase = declaredUnknown(k, id)
+			st[j].PointerChase = declaredDataDependent(k, id)
 			if count[i] > 1 && st[j].PagesTouched > 0 {
 				key := loopKey{id, count[i]}
 				if extents[key] == nil {
@@ -97,10 +97,10 @@ func oracleName(alloc *objtable.Allocator, args []int, id int) string {
 	return o.Name
 }
 
-func declaredUnknown(k *benchmarks.Kernel, id int) bool {
-	for _, d := range k.SUV {
-		if d.Object == id {
-			return d.Class == suv.Unknown
+func declaredDataDependent(k *benchmarks.Kernel, id int) bool {
+	for _, a := range k.Access {
+		if a.Object == id {
+			return a.Pattern == benchmarks.DataDependent
 		}
 	}
 	return false

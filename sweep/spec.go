@@ -24,6 +24,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	_ "github.com/mgpu-sim/mgpu/benchmarks/all" // registers every workload
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/platform"
 )

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	_ "github.com/mgpu-sim/mgpu/benchmarks/all" // registers every workload
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/platform"
 )

@@ -1,0 +1,4 @@
+// Package amdappsdk holds the AMD APP SDK workloads of the OASIS paper,
+// as MGPUSim ports them: mm (MatrixMultiplication) and mt
+// (MatrixTranspose), both over 16x16 LDS tiles.
+package amdappsdk

@@ -1,0 +1,3 @@
+// Package hpcc holds the HPC Challenge workload that UVMMU runs: ra
+// (RandomAccess).
+package hpcc
