@@ -122,7 +122,9 @@ func TestGPUsOverPortsAlone(t *testing.T) {
 		g := newPortGPU(e, i)
 		pcie.PlugIn(m.Port(), 8)
 		m.SetDriver(driver.Port())
-		driver.ConnectGPU(i, m.Port())
+		if err := driver.ConnectGPU(i, m.Port()); err != nil {
+			t.Fatal(err)
+		}
 		bus := sim.NewDirectConnection(gpuName(i)+".ControlBus", e, 1*sim.GHz)
 		bus.PlugIn(g.ctrl, 8)
 		bus.PlugIn(m.Control(), 8)

@@ -1,6 +1,8 @@
 package gmmu_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sarchlab/akita/v3/mem/vm"
@@ -52,7 +54,9 @@ func topSystem(t *testing.T, policy string) (*engine.Engine, *gmmu.Comp, *uvm.Dr
 	top.PlugIn(r.port, 4)
 	top.PlugIn(mmu.Top(), 4)
 	mmu.SetDriver(driver.Port())
-	driver.ConnectGPU(0, mmu.Port())
+	if err := driver.ConnectGPU(0, mmu.Port()); err != nil {
+		t.Fatal(err)
+	}
 	return e, mmu, driver, r
 }
 
@@ -122,6 +126,35 @@ func TestTopServesWrites(t *testing.T) {
 	for _, p := range []uint64{3, 5} {
 		if !mmu.Entry(p).Kind.Writable() {
 			t.Errorf("page %d maps %v after a store; want writable", p, mmu.Entry(p).Kind)
+		}
+	}
+}
+
+// A GMMU and a driver that page the managed space differently are refused
+// when they are wired, not at their first message (issue 32), and so is a
+// GPU number the driver does not serve.
+func TestConnectRefusesDisagreement(t *testing.T) {
+	e := engine.New()
+	driver, err := uvm.MakeBuilder().WithEngine(e).WithGPUs(1).
+		WithPolicy("on-touch", pagepolicy.DefaultConfig()).WithPages(4096, 16).Build("Driver")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		gpu         int
+		size, pages uint64
+		want        string
+	}{
+		{0, 4096, 32, "32 pages of 4096 B, the driver 16 of 4096 B"},
+		{0, 2 << 20, 16, "16 pages of 2097152 B, the driver 16 of 4096 B"},
+		{1, 4096, 16, "GPU 1 connected, but the driver serves 1 GPUs"},
+	} {
+		m, err := gmmu.MakeBuilder().WithEngine(e).WithGPUID(c.gpu).WithPages(c.size, c.pages).Build(fmt.Sprintf("GPU[%d].GMMU", c.gpu))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := driver.ConnectGPU(c.gpu, m.Port()); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("GPU %d, %d pages of %d B: %v, want %q", c.gpu, c.pages, c.size, err, c.want)
 		}
 	}
 }

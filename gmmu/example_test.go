@@ -53,7 +53,9 @@ func Example_translation() {
 	top.PlugIn(tlb.port, 4)
 	top.PlugIn(mmu.Top(), 4)
 	mmu.SetDriver(driver.Port())
-	driver.ConnectGPU(0, mmu.Port())
+	if err := driver.ConnectGPU(0, mmu.Port()); err != nil {
+		panic(err)
+	}
 
 	tlb.req = vm.TranslationReqBuilder{}.WithSrc(tlb.port).WithDst(mmu.Top()).
 		WithVAddr(0x100000 + 3*4096).Build()

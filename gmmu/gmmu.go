@@ -115,6 +115,10 @@ func (m *Comp) Refused() uint64 { return m.out.Refused() + m.topOut.Refused() + 
 // Err is the first error the GMMU met, if any; it stops handling then.
 func (m *Comp) Err() error { return m.err }
 
+// Geometry is the page size and the number of pages of the managed space,
+// for the driver to check against its own when they are connected.
+func (m *Comp) Geometry() (pageSize, pages uint64) { return m.pageSize, uint64(len(m.table)) }
+
 // Entry returns the local PTE of a page.
 func (m *Comp) Entry(page uint64) PTE { return m.table[page] }
 

@@ -279,7 +279,9 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		}
 		m.SetGPU(g)
 		g.SetMMU(m)
-		driver.ConnectGPU(i, m.Port())
+		if err := driver.ConnectGPU(i, m.Port()); err != nil {
+			return err
+		}
 		plugDevice(s.pcie, i, m.Port(), g.HostPort())
 		g.SetHost(driver.Port())
 		s.nvlink.PlugIn(g.Port(), 1)

@@ -78,12 +78,32 @@ func (d *Driver) Refused() uint64 { return d.out.Refused() }
 // Err is the first error the driver met, if any; it stops handling then.
 func (d *Driver) Err() error { return d.err }
 
-// ConnectGPU records GMMU g's PCIe port as the destination for GPU g.
-func (d *Driver) ConnectGPU(g int, p sim.Port) {
+// ConnectGPU records GMMU g's PCIe port as the destination for GPU g. It
+// refuses a GPU number the driver does not serve and a GMMU that pages the
+// managed space differently (a GMMU says how through Geometry), so that
+// builders that disagree fail when they are wired, not at a message.
+func (d *Driver) ConnectGPU(g int, p sim.Port) error {
+	if g < 0 || g >= d.svc.gpus {
+		return fmt.Errorf("%s: GPU %d connected, but the driver serves %d GPUs (WithGPUs)", d.Name(), g, d.svc.gpus)
+	}
+	if m, ok := p.Component().(pageGeometry); ok {
+		size, pages := m.Geometry()
+		if size != d.svc.pageSize || pages != d.svc.table.Len() {
+			return fmt.Errorf("%s: GPU %d's %s has %d pages of %d B, the driver %d of %d B: their WithPages disagree",
+				d.Name(), g, p.Component().Name(), pages, size, d.svc.table.Len(), d.svc.pageSize)
+		}
+	}
 	for len(d.gpus) <= g {
 		d.gpus = append(d.gpus, nil)
 	}
 	d.gpus[g] = p
+	return nil
+}
+
+// pageGeometry is a GPU-side component that says how it pages the managed
+// space (gmmu.Comp), so that ConnectGPU can refuse one that disagrees.
+type pageGeometry interface {
+	Geometry() (pageSize, pages uint64)
 }
 
 // SetChecker turns on the coherence checking mode.

@@ -68,7 +68,9 @@ func Example_otherGPUModel() {
 			driver: driver.Port(), build: uvmproto.MakeBuilder()}
 		g.port = sim.NewLimitNumMsgPort(g, 16, fmt.Sprintf("GPU[%d].Port", i))
 		conn.PlugIn(g.port, 16)
-		driver.ConnectGPU(i, g.port)
+		if err := driver.ConnectGPU(i, g.port); err != nil {
+			panic(err)
+		}
 		gpus[i], ports = g, append(ports, g.port)
 	}
 	for i, g := range gpus {
