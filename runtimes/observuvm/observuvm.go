@@ -31,7 +31,6 @@ func init() {
 type observe struct {
 	uvm.Stages
 	env   uvm.RuntimeEnv
-	ops   uvm.Ops
 	e     *core.Engine
 	geo   core.Geometry
 	acts  []core.Action
@@ -74,7 +73,7 @@ func New(env uvm.RuntimeEnv) (uvm.Runtime, error) {
 	if c.Shallow != core.ShallowOff && (env.Trees == nil || env.Prefetch.Policy != prefetch.TBN) {
 		return nil, fmt.Errorf("uvm.core.shallow=%s sets the tree prefetcher's threshold: set uvm.prefetch.policy=tbn (or shallow=off)", c.Shallow)
 	}
-	o := &observe{env: env, ops: env.Ops, pages: env.Pages}
+	o := &observe{env: env, pages: env.Pages}
 	e, err := core.NewEngine(c, core.Options{GPUs: env.GPUs, PageSize: env.PageSize, Resident: o.sampleable,
 		Allocations: allocations(env)})
 	if err != nil {
@@ -144,7 +143,7 @@ func (o *observe) evictor() eviction.Policy {
 
 // sampleable: page is on g and not pinned by the batch.
 func (o *observe) sampleable(g int, page uint64) bool {
-	return o.ops.Table().Page(page).Copies&(1<<uint(g)) != 0 && !o.ops.Pinned(page)
+	return o.env.Ops.Table().Page(page).Copies&(1<<uint(g)) != 0 && !o.env.Ops.Pinned(page)
 }
 
 func (o *observe) Placed(g int, p uint64) { o.resident[g][o.geo.Region(p)]++ }
@@ -172,7 +171,7 @@ func (o *observe) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []ui
 		}
 		lo, hi := o.regionPages(r)
 		for p := lo; p < hi; p++ {
-			if o.ops.Table().Page(p).Copies&bit != 0 && !pinned(p) {
+			if o.env.Ops.Table().Page(p).Copies&bit != 0 && !pinned(p) {
 				return false
 			}
 		}
@@ -186,7 +185,7 @@ func (o *observe) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []ui
 		o.listed[r] = o.call
 		lo, hi := o.regionPages(r)
 		for p := lo; p < hi; p++ {
-			if o.ops.Table().Page(p).Copies&bit != 0 && !pinned(p) {
+			if o.env.Ops.Table().Page(p).Copies&bit != 0 && !pinned(p) {
 				dst = append(dst, p)
 			}
 		}
@@ -232,7 +231,7 @@ func (o *observe) prefetched(g int, pages []uint64) {
 // threshold, not one access.
 func (o *observe) notified(g int, page uint64) {
 	src := core.HostSource()
-	if h := o.ops.Table().Page(page).Owner; h != uvm.Host {
+	if h := o.env.Ops.Table().Page(page).Owner; h != uvm.Host {
 		src = core.PeerSource(h)
 	}
 	for i := 0; i < o.env.Config.ObservUVM.CounterThreshold; i++ {
@@ -267,7 +266,7 @@ func (o *observe) evicted() {
 // its shootdowns, copies and mappings; the pages it moves in join the
 // batch's pinned pages.
 func (o *observe) apply(invals [][]uvmproto.Inval) {
-	t := o.ops.Table()
+	t := o.env.Ops.Table()
 	for i := 0; i < len(o.acts); i++ {
 		a := o.acts[i]
 		bit := uint64(1) << uint(a.GPU)
@@ -280,12 +279,12 @@ func (o *observe) apply(invals [][]uvmproto.Inval) {
 				if pg.Copies&bit == 0 {
 					continue
 				}
-				plan := o.ops.Plan()
+				plan := o.env.Ops.Plan()
 				t.Evict(a.GPU, p, plan)
 				if t.Page(p).Owner == uvm.Host {
 					t.Resolve(a.GPU, p, false, pagepolicy.Decision{Action: pagepolicy.MapRemote, Bits: pg.Bits, HostRemote: true}, plan)
 				}
-				o.ops.Carry(a.GPU, plan, uvmproto.CauseHost, invals)
+				o.env.Ops.Carry(a.GPU, plan, uvmproto.CauseHost, invals)
 				o.stats.SamplePagesOut++
 			}
 			o.sampling = false
@@ -296,18 +295,18 @@ func (o *observe) apply(invals [][]uvmproto.Inval) {
 				if pg.Owner != uvm.Host || pg.Remote&bit == 0 {
 					continue
 				}
-				plan := o.ops.Plan()
+				plan := o.env.Ops.Plan()
 				t.Resolve(a.GPU, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
-				o.ops.Carry(a.GPU, plan, uvmproto.CauseHost, invals)
-				o.ops.Pin(p)
+				o.env.Ops.Carry(a.GPU, plan, uvmproto.CauseHost, invals)
+				o.env.Ops.Pin(p)
 				o.stats.SamplePagesIn++
 			}
 		case core.Release:
 			o.stats.Releases++
 			for p := a.First; p < a.First+a.Pages && p < o.pages; p++ {
-				plan := o.ops.Plan()
+				plan := o.env.Ops.Plan()
 				t.Unmap(a.GPU, p, plan)
-				o.ops.Carry(a.GPU, plan, uvmproto.CauseHost, invals)
+				o.env.Ops.Carry(a.GPU, plan, uvmproto.CauseHost, invals)
 			}
 		case core.PrefetchRegion:
 			o.prefetchRegion(a, invals)
@@ -316,7 +315,7 @@ func (o *observe) apply(invals [][]uvmproto.Inval) {
 				o.env.Trees[a.GPU].SetAllThresholds(a.Threshold)
 			}
 		default:
-			o.ops.Fail(fmt.Errorf("uvm: ObservUVM action %v is not carried out by the driver", a.Kind))
+			o.env.Ops.Fail(fmt.Errorf("uvm: ObservUVM action %v is not carried out by the driver", a.Kind))
 		}
 	}
 	o.acts = o.acts[:0]
@@ -327,7 +326,7 @@ func (o *observe) apply(invals [][]uvmproto.Inval) {
 // the host, remote-mapped, so that an access to it notifies; the engine
 // then hears of the prefetch as of any other.
 func (o *observe) prefetchRegion(a core.Action, invals [][]uvmproto.Inval) {
-	t, env := o.ops.Table(), o.env
+	t, env := o.env.Ops.Table(), o.env
 	g, bit := a.GPU, uint64(1)<<uint(a.GPU)
 	lo, hi := o.regionPages(a.Region)
 	var blocks uint64
@@ -337,11 +336,11 @@ func (o *observe) prefetchRegion(a core.Action, invals [][]uvmproto.Inval) {
 		if pg.Owner != uvm.Host || pg.Copies != 0 || env.Objects && env.ObjectOf(p*env.PageSize) < 0 {
 			continue
 		}
-		plan := o.ops.Plan()
+		plan := o.env.Ops.Plan()
 		if p >= a.First && p < a.First+a.Pages {
 			if pg.Remote&bit == 0 {
 				t.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.MapRemote, Bits: pg.Bits, HostRemote: true}, plan)
-				o.ops.Carry(g, plan, uvmproto.CauseHost, invals)
+				o.env.Ops.Carry(g, plan, uvmproto.CauseHost, invals)
 			}
 			continue
 		}
@@ -349,9 +348,9 @@ func (o *observe) prefetchRegion(a core.Action, invals [][]uvmproto.Inval) {
 			continue
 		}
 		t.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
-		o.ops.Carry(g, plan, uvmproto.CauseHost, invals)
-		o.ops.Pin(p)
-		o.ops.Counters(g).Prefetches++
+		o.env.Ops.Carry(g, plan, uvmproto.CauseHost, invals)
+		o.env.Ops.Pin(p)
+		o.env.Ops.Counters(g).Prefetches++
 		o.stats.RegionPages++
 		blocks |= 1 << uint(o.geo.Block(p))
 	}

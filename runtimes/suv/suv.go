@@ -56,7 +56,6 @@ const (
 // and the driver's eviction never takes a pinned or pooled page.
 type suvMode struct {
 	uvm.Stages
-	ops  uvm.Ops
 	env  uvm.RuntimeEnv
 	cfg  core.Config
 	sc   bool
@@ -118,7 +117,7 @@ func New(env uvm.RuntimeEnv) (uvm.Runtime, error) {
 	if env.Capacity <= 0 {
 		return nil, fmt.Errorf("uvm.adaptive=%s plans a GPU's HBM: the driver needs its capacity (WithCapacity)", name)
 	}
-	m := &suvMode{ops: env.Ops, env: env, cfg: c, sc: name == uvm.AdaptiveSC, page: env.PageSize,
+	m := &suvMode{env: env, cfg: c, sc: name == uvm.AdaptiveSC, page: env.PageSize,
 		hbm: int64(env.Capacity) * int64(env.PageSize), placed: map[int]span{}, holds: map[int]int64{}, windows: map[int]bool{}}
 	for g := 0; g < env.GPUs; g++ {
 		m.mode = append(m.mode, make([]uint8, env.Pages))
@@ -143,8 +142,8 @@ func (m *suvMode) Place(launch any, invals [][]uvmproto.Inval) error {
 // CounterBatch migrates the notified pages of Unknown structures only.
 func (m *suvMode) CounterBatch(g int, pages []uint64, invals [][]uvmproto.Inval) bool {
 	for _, p := range pages {
-		if m.counted(g, p, m.ops.Table().Page(p)) {
-			m.ops.Migrate(g, p, invals)
+		if m.counted(g, p, m.env.Ops.Table().Page(p)) {
+			m.env.Ops.Migrate(g, p, invals)
 		}
 	}
 	return true
@@ -161,7 +160,7 @@ func (m *suvMode) Prefetchable(g int, p uint64) bool {
 // the checking mode it then checks what SUV promises.
 func (m *suvMode) MakeRoom(pinned func(uint64) bool, launch bool, n int, invals [][]uvmproto.Inval) error {
 	m.trim(pinned, n, invals)
-	if m.ops.Checking() {
+	if m.env.Ops.Checking() {
 		return m.verify(launch, n)
 	}
 	return nil
@@ -355,7 +354,7 @@ func (m *suvMode) poolOf(g int, p uint64) *core.QuotaPool {
 }
 
 func (m *suvMode) resident(g int, p uint64) bool {
-	return m.ops.Table().Page(p).Copies&(1<<uint(g)) != 0
+	return m.env.Ops.Table().Page(p).Copies&(1<<uint(g)) != 0
 }
 
 // fetch brings p to g and pins it there, or, when another GPU pinned it
@@ -365,7 +364,7 @@ func (m *suvMode) fetch(g int, p uint64, invals [][]uvmproto.Inval) {
 	if m.resident(g, p) {
 		return
 	}
-	pg := m.ops.Table().Page(p)
+	pg := m.env.Ops.Table().Page(p)
 	d := pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}
 	if h := pg.Owner; h != uvm.Host && m.mode[h][p] == suvHBM {
 		if pg.Remote&(1<<uint(g)) != 0 {
@@ -387,16 +386,16 @@ func (m *suvMode) toHost(g int, p uint64, invals [][]uvmproto.Inval) {
 
 // evict takes g's copy of p back to the host, counted as an eviction.
 func (m *suvMode) evict(g int, p uint64, invals [][]uvmproto.Inval) {
-	plan := m.ops.Plan()
-	m.ops.Table().Evict(g, p, plan)
-	m.ops.Counters(g).Evictions++
-	m.ops.Carry(g, plan, uvmproto.CauseHost, invals)
+	plan := m.env.Ops.Plan()
+	m.env.Ops.Table().Evict(g, p, plan)
+	m.env.Ops.Counters(g).Evictions++
+	m.env.Ops.Carry(g, plan, uvmproto.CauseHost, invals)
 }
 
 // mapHost maps p remotely on g when the host holds it and g does not map
 // it yet (zero-copy over PCIe, no fault).
 func (m *suvMode) mapHost(g int, p uint64, invals [][]uvmproto.Inval) {
-	pg := m.ops.Table().Page(p)
+	pg := m.env.Ops.Table().Page(p)
 	if pg.Owner != uvm.Host || pg.Remote&(1<<uint(g)) != 0 {
 		return
 	}
@@ -404,15 +403,15 @@ func (m *suvMode) mapHost(g int, p uint64, invals [][]uvmproto.Inval) {
 }
 
 func (m *suvMode) unmapRemote(g int, p uint64, invals [][]uvmproto.Inval) {
-	plan := m.ops.Plan()
-	m.ops.Table().Unmap(g, p, plan)
-	m.ops.Carry(g, plan, uvmproto.CauseHost, invals)
+	plan := m.env.Ops.Plan()
+	m.env.Ops.Table().Unmap(g, p, plan)
+	m.env.Ops.Carry(g, plan, uvmproto.CauseHost, invals)
 }
 
 func (m *suvMode) resolve(g int, p uint64, d pagepolicy.Decision, cause uvmproto.Cause, invals [][]uvmproto.Inval) {
-	plan := m.ops.Plan()
-	m.ops.Table().Resolve(g, p, false, d, plan)
-	m.ops.Carry(g, plan, cause, invals)
+	plan := m.env.Ops.Plan()
+	m.env.Ops.Table().Resolve(g, p, false, d, plan)
+	m.env.Ops.Carry(g, plan, cause, invals)
 }
 
 // counted reports whether a counter notification of p from g may migrate
@@ -442,7 +441,7 @@ func (m *suvMode) counted(g int, p uint64, pg pagepolicy.Page) bool {
 func (m *suvMode) trim(pinned func(uint64) bool, batch int, invals [][]uvmproto.Inval) {
 	capacity := int(m.hbm / int64(m.page))
 	for g, pools := range m.pools {
-		over := m.ops.Table().Used(g) - capacity
+		over := m.env.Ops.Table().Used(g) - capacity
 		if over <= 0 {
 			continue
 		}
@@ -553,7 +552,7 @@ func (m *suvMode) Report(r map[string]float64) {
 func (m *suvMode) verify(launch bool, batch int) error {
 	capacity := int(m.hbm / int64(m.page))
 	for g, pools := range m.pools {
-		full := m.ops.Table().Used(g) > capacity
+		full := m.env.Ops.Table().Used(g) > capacity
 		for id, q := range pools {
 			if over := q.Over(); full && over > batch {
 				return fmt.Errorf("uvm: suv pool of object %d on GPU %d holds %d pages, quota %d, on a full GPU", id, g, q.Resident(), q.Quota())
