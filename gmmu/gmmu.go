@@ -205,14 +205,22 @@ func (m *Comp) apply(now sim.VTimeInSec) {
 	m.faults.Advance()
 }
 
-// NotifyRecv schedules a drain of the port that received.
+// NotifyRecv schedules a drain of the port that received. A message from
+// the GPU on Control is handled as it arrives, at the instant the
+// equivalent Go call (DataArrived, or a shootdown's return) would act.
 func (m *Comp) NotifyRecv(now sim.VTimeInSec, p sim.Port) {
 	pending := &m.recvPending
 	switch p {
 	case m.top:
 		pending = &m.topPending
 	case m.ctrl:
-		pending = &m.ctrlPending
+		for msg := p.Retrieve(now); msg != nil && m.err == nil; msg = p.Retrieve(now) {
+			m.fail(m.control(now, msg))
+		}
+		if m.err == nil {
+			return
+		}
+		pending = &m.ctrlPending // to report the error from Handle
 	}
 	if !*pending {
 		*pending = true

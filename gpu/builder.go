@@ -153,6 +153,10 @@ func (b Builder) Build(name string) (*Comp, error) {
 	g.AddPort("PCIe", g.hostPort)
 	g.hostOut = uvmproto.NewOutbox(g.hostPort, b.engine)
 	g.hostOut.SendEarly(b.early)
+	g.ctrl = sim.NewLimitNumMsgPort(g, b.bufSize, name+".Control")
+	g.AddPort("Control", g.ctrl)
+	g.ctrlOut = uvmproto.NewOutbox(g.ctrl, b.engine)
+	g.ctrlOut.SendEarly(b.early)
 	g.cur = new(inflight)
 	g.remoteLines = make([][]uint64, b.gpus+1) // one per GPU, then host memory
 	for i := range g.remoteLines {

@@ -87,6 +87,13 @@ type Comp struct {
 	hostPort sim.Port
 	hostOut  *uvmproto.Outbox
 	host     sim.Port
+	// ctrl takes the GMMU's control requests as messages
+	// (uvmproto/control.go) when the GMMU is wired to it with
+	// ConnectGPU rather than SetGPU; mmuCtrl is the GMMU's Control port,
+	// told of page arrivals when set.
+	ctrl     sim.Port
+	ctrlOut  *uvmproto.Outbox
+	mmuCtrl  sim.Port
 	mmu      MMU
 	work     WorkSource
 	observer AccessObserver
@@ -157,6 +164,15 @@ func (g *Comp) SetPeers(p []sim.Port) { g.peers = p }
 
 // Port is the NVLink port.
 func (g *Comp) Port() sim.Port { return g.port }
+
+// Control is the port that takes the GMMU's control requests as messages,
+// the documented protocol (uvmproto/control.go); gmmu.GPU's Go calls are
+// the fast path that gives the same results.
+func (g *Comp) Control() sim.Port { return g.ctrl }
+
+// SetMMUControl gives the GMMU's Control port: page arrivals are then
+// reported to it as messages rather than as a Go call.
+func (g *Comp) SetMMUControl(p sim.Port) { g.mmuCtrl = p }
 
 // HostPort is the GPU's PCIe port for zero-copy accesses to host memory.
 func (g *Comp) HostPort() sim.Port { return g.hostPort }

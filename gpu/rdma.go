@@ -8,8 +8,17 @@ import (
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
-// NotifyRecv schedules a drain of the NVLink port.
-func (g *Comp) NotifyRecv(now sim.VTimeInSec, _ sim.Port) {
+// NotifyRecv schedules a drain of the GPU's ports. A control request takes
+// effect as it arrives, at the instant gmmu.GPU's call would.
+func (g *Comp) NotifyRecv(now sim.VTimeInSec, p sim.Port) {
+	if p == g.ctrl && g.err == nil {
+		for msg := p.Retrieve(now); msg != nil && g.err == nil; msg = p.Retrieve(now) {
+			g.fail(g.receive(now, msg))
+		}
+		if g.err == nil {
+			return
+		}
+	}
 	if !g.recvPending {
 		g.recvPending = true
 		g.engine.Schedule(&gpuRecvEvent{t: now + g.recvDelay, h: g})
@@ -20,6 +29,7 @@ func (g *Comp) NotifyRecv(now sim.VTimeInSec, _ sim.Port) {
 func (g *Comp) NotifyPortFree(now sim.VTimeInSec, _ sim.Port) {
 	g.out.PortFree(now)
 	g.hostOut.PortFree(now)
+	g.ctrlOut.PortFree(now)
 }
 
 func (g *Comp) receive(now sim.VTimeInSec, msg sim.Msg) error {
@@ -39,9 +49,21 @@ func (g *Comp) receive(now sim.VTimeInSec, msg sim.Msg) error {
 		}
 		g.do(wf, nx)
 	case *uvmproto.PageDataMsg:
-		g.mmu.DataArrived(now, m.Batch)
+		if g.mmuCtrl != nil {
+			g.ctrlOut.Send(g.build.PagesArrived(m.Batch), g.mmuCtrl, now)
+		} else {
+			g.mmu.DataArrived(now, m.Batch)
+		}
+	case *uvmproto.ShootdownReq:
+		g.ctrlOut.Send(g.build.ShootdownDone(m), m.Src, g.Shootdown(now, m.Entries))
+	case *uvmproto.DropTranslationsReq:
+		for _, p := range m.Pages {
+			g.DropTranslation(p)
+		}
+	case *uvmproto.SendPagesReq:
+		g.SendPages(now, m.To, m.Pages, m.Batch)
 	default:
-		return fmt.Errorf("unexpected message %T on NVLink", msg)
+		return fmt.Errorf("unexpected message %T", msg)
 	}
 	return nil
 }

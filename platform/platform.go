@@ -48,6 +48,11 @@ type Options struct {
 	// DirectConnection and gives every port that many buffer slots: the
 	// test that the components honour back-pressure.
 	directBuffer int
+	// controlPorts, when set, wires mgpu's GPUs to their GMMUs through the
+	// control protocol's messages (uvmproto/control.go) over an on-chip
+	// wire, instead of gmmu.GPU's Go calls: the
+	// test that the documented protocol gives the fast path's results.
+	controlPorts bool
 	// unreadKeys, when set, lets a policy.* key or im2col through where
 	// the policy or workload ignores it: the test that shows they do.
 	unreadKeys bool
@@ -73,14 +78,17 @@ type Options struct {
 
 // System is a built, runnable platform.
 type System struct {
-	opts     Options
-	engine   *engine.Engine
-	alloc    *objtable.Allocator
-	gpus     []*gpu.Comp
-	gmmus    []*gmmu.Comp
-	driver   *uvm.Driver
-	pcie     trafficCounter
-	nvlink   trafficCounter
+	opts   Options
+	engine *engine.Engine
+	alloc  *objtable.Allocator
+	gpus   []*gpu.Comp
+	gmmus  []*gmmu.Comp
+	driver *uvm.Driver
+	pcie   trafficCounter
+	nvlink trafficCounter
+	// onChip joins each GPU's control port to its GMMU's when the GPU
+	// side speaks messages (Options.controlPorts).
+	onChip   *interconnect.Wire
 	runner   *runner
 	check    *uvm.Checker
 	counters []stats.Counters
@@ -277,8 +285,15 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		if c.UVM.FaultHandling == uvm.HandlingHardware {
 			m.Concurrent()
 		}
-		m.SetGPU(g)
 		g.SetMMU(m)
+		if s.onChip != nil {
+			m.ConnectGPU(g.Control())
+			g.SetMMUControl(m.Control())
+			s.onChip.PlugIn(m.Control(), 1)
+			s.onChip.PlugIn(g.Control(), 1)
+		} else {
+			m.SetGPU(g)
+		}
 		if err := driver.ConnectGPU(i, m.Port()); err != nil {
 			return err
 		}
@@ -338,6 +353,9 @@ func (s *System) buildLinks() error {
 	var err error
 	lb := interconnect.MakeBuilder().WithEngine(s.engine).WithHeaderBytes(c.Link.HeaderBytes).
 		WithHeldFutureSends(c.Link.FutureSends == interconnect.FutureHold)
+	if s.opts.controlPorts {
+		s.onChip = interconnect.NewWire("OnChip", s.engine)
+	}
 	pcie := lb.WithPCIe(c.Link)
 	if c.Link.PCIeTopology == interconnect.PCIeTree {
 		s.pcie, err = pcie.WithSwitchLatencyNs(c.Link.PCIeSwitchLatencyNs).BuildTree("PCIe", c.Link.PCIeGPUsPerSwitch)
