@@ -13,12 +13,14 @@ run: build
 	$(BIN) run --workload mm --gpus 4 --policy oasis --out results/run.json
 
 # Every test, the long matrices cut to a slice (the golden comparison of
-# every workload x policy stays whole): about 4 minutes on 2 cores from a
+# every workload x policy stays whole), then the outside-module example of
+# embedding (examples/embedding, a module of its own): about 4 minutes on 2 cores from a
 # cold test cache; the timeout leaves room on a busy machine. ./platform,
 # the longest package, is named first so that it starts at once (go test
 # runs two packages at a time, in the order given).
 test:
 	$(GO) test -timeout 40m ./platform ./...
+	cd examples/embedding && $(GO) test ./...
 
 # The long matrices whole: the tests whose long part make test skips (they
 # call fullOnly; TestFullOnlyTestsRunInCI keeps this list complete). CI runs
@@ -124,6 +126,7 @@ lint:
 	@test -z "$$(gofmt -l .)" || (echo "gofmt would change:"; gofmt -l .; exit 1)
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
+	cd examples/embedding && $(GO) vet ./... && $(STATICCHECK) ./...
 
 clean:
 	rm -rf bin results

@@ -207,20 +207,24 @@ func (m *Comp) apply(now sim.VTimeInSec) {
 
 // NotifyRecv schedules a drain of the port that received. A message from
 // the GPU on Control is handled as it arrives, at the instant the
-// equivalent Go call (DataArrived, or a shootdown's return) would act.
+// equivalent Go call (DataArrived, or a shootdown's return) would act,
+// unless the GMMU was built with a receive delay.
 func (m *Comp) NotifyRecv(now sim.VTimeInSec, p sim.Port) {
 	pending := &m.recvPending
 	switch p {
 	case m.top:
 		pending = &m.topPending
 	case m.ctrl:
+		pending = &m.ctrlPending
+		if m.recvDelay > 0 { // on a connection that needs it (DirectConnection)
+			break
+		}
 		for msg := p.Retrieve(now); msg != nil && m.err == nil; msg = p.Retrieve(now) {
 			m.fail(m.control(now, msg))
 		}
 		if m.err == nil {
 			return
 		}
-		pending = &m.ctrlPending // to report the error from Handle
 	}
 	if !*pending {
 		*pending = true

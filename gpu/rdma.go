@@ -9,9 +9,10 @@ import (
 )
 
 // NotifyRecv schedules a drain of the GPU's ports. A control request takes
-// effect as it arrives, at the instant gmmu.GPU's call would.
+// effect as it arrives, at the instant gmmu.GPU's call would, unless the
+// GPU was built with a receive delay.
 func (g *Comp) NotifyRecv(now sim.VTimeInSec, p sim.Port) {
-	if p == g.ctrl && g.err == nil {
+	if p == g.ctrl && g.recvDelay == 0 && g.err == nil {
 		for msg := p.Retrieve(now); msg != nil && g.err == nil; msg = p.Retrieve(now) {
 			g.fail(g.receive(now, msg))
 		}
