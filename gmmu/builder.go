@@ -23,6 +23,7 @@ type Builder struct {
 	counters *stats.Counters
 	bufSize  int
 	delay    sim.VTimeInSec
+	frames   *Frames
 }
 
 // MakeBuilder returns a builder with GRIT Table I defaults.
@@ -74,6 +75,12 @@ func (b Builder) WithRecvDelay(d sim.VTimeInSec) Builder { b.delay = d; return b
 // link.future_sends=hold (its reserve); by default it waits until due.
 func (b Builder) WithEarlyDatedSends(on bool) Builder { b.early = on; return b }
 
+// WithFrames gives the GPUs' physical memory, shared by every GMMU of the
+// system: translations through Top then answer with the physical address
+// of the page's frame (see Frames). Without it PAddr is the page's virtual
+// address.
+func (b Builder) WithFrames(f *Frames) Builder { b.frames = f; return b }
+
 // Build makes the GMMU named name, e.g. "GPU[0].GMMU".
 func (b Builder) Build(name string) (*Comp, error) {
 	if b.engine == nil {
@@ -84,6 +91,9 @@ func (b Builder) Build(name string) (*Comp, error) {
 	}
 	if b.bufSize < 1 {
 		return nil, fmt.Errorf("gmmu.Builder: buffer size %d: must be at least 1", b.bufSize)
+	}
+	if f := b.frames; f != nil && (f.pageSize != b.pageSize || b.id >= len(f.gpu)) {
+		return nil, fmt.Errorf("gmmu.Builder: frames of %d B pages for %d GPUs, but GPU %d pages by %d B", f.pageSize, len(f.gpu), b.id, b.pageSize)
 	}
 	pwc, err := newWalkCache(b.cfg.PWCEntries, b.cfg.PWCWays)
 	if err != nil {
@@ -99,7 +109,7 @@ func (b Builder) Build(name string) (*Comp, error) {
 		counters: counters, faults: NewFaultBuffer(b.id, b.batch),
 		build: uvmproto.MakeBuilder().WithPageSize(b.pageSize),
 		table: make([]PTE, b.pages), walkers: newWalkerPool(b.cfg.Walkers),
-		pwc: pwc, cycle: sim.VTimeInSec(1e-6 / b.freqMHz), recvDelay: b.delay,
+		pwc: pwc, cycle: sim.VTimeInSec(1e-6 / b.freqMHz), recvDelay: b.delay, frames: b.frames,
 	}
 	m.port = sim.NewLimitNumMsgPort(m, b.bufSize, name+".PCIe")
 	m.AddPort("PCIe", m.port)

@@ -29,6 +29,7 @@ type portGPU struct {
 	shootdowns       []sim.VTimeInSec // when each shootdown request arrived
 	dropped          int
 	answered         []sim.VTimeInSec
+	pages            []vm.Page // the answers' pages
 	inbox            []sim.Msg
 }
 
@@ -90,6 +91,7 @@ func (g *portGPU) Handle(e sim.Event) error {
 			g.ctrlOut.Send(g.build.PagesArrived(x.Batch), g.mmuCtrl, now)
 		case *vm.TranslationRsp:
 			g.answered = append(g.answered, now)
+			g.pages = append(g.pages, x.Page)
 		}
 	}
 	return nil
@@ -100,9 +102,15 @@ func (g *portGPU) Handle(e sim.Event) error {
 // gmmu.GPU). GPU 0 reads a page, GPU 1 then reads it: on-touch migrates it
 // from GPU 0 to GPU 1, which takes GPU 0's shootdown (drained in 1 us
 // before the driver hears of it), GPU 0's copy over its own data path,
-// and GPU 1's report that the page arrived.
+// and GPU 1's report that the page arrived. With frames, each answer
+// carries the physical address of the page's frame in the GPU that holds
+// it, and GPU 0's frame is freed when the page leaves.
 func TestGPUsOverPortsAlone(t *testing.T) {
 	e := engine.New()
+	frames, err := gmmu.NewFrames(2, 8*4096, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
 	driver, err := uvm.MakeBuilder().WithEngine(e).WithGPUs(2).WithRecvDelay(1e-9).
 		WithPolicy("on-touch", pagepolicy.DefaultConfig()).WithPages(4096, 16).Build("Driver")
 	if err != nil {
@@ -115,7 +123,7 @@ func TestGPUsOverPortsAlone(t *testing.T) {
 	var mmus []*gmmu.Comp
 	for i := 0; i < 2; i++ {
 		m, err := gmmu.MakeBuilder().WithEngine(e).WithGPUID(i).WithPages(4096, 16).WithRecvDelay(1e-9).
-			WithAddressBase(0x100000).Build(gpuName(i) + ".GMMU")
+			WithAddressBase(0x100000).WithFrames(frames).Build(gpuName(i) + ".GMMU")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,5 +182,13 @@ func TestGPUsOverPortsAlone(t *testing.T) {
 	}
 	if c := driver.Service().Counters(1); c.MigrationsD2D != 1 {
 		t.Errorf("%d GPU-to-GPU migrations to GPU 1, want 1", c.MigrationsD2D)
+	}
+	for i, g := range gpus { // GPU i's memory starts at (i+1)·Span; page 3 took its first frame
+		if p := g.pages[0]; p.DeviceID != uint64(i+1) || p.PAddr != uint64(i+1)*frames.Span() {
+			t.Errorf("GPU %d's answer: device %d, PA %#x; want device %d, PA %#x", i, p.DeviceID, p.PAddr, i+1, uint64(i+1)*frames.Span())
+		}
+	}
+	if frames.Held(0) != 0 || frames.Held(1) != 1 {
+		t.Errorf("frames held: GPU 0 %d, GPU 1 %d; want 0 and 1 after the page moved", frames.Held(0), frames.Held(1))
 	}
 }

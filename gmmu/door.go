@@ -102,9 +102,11 @@ func (w doorWaiter) Resolved(now sim.VTimeInSec, _ uvmproto.Resolution) {
 	m.respond(now, w.req, w.page)
 }
 
-// respond answers req. mgpu does not model physical addresses: PAddr is
-// the page's virtual address without the tag and DeviceID the GPU whose memory holds it
-// (1 + index, Akita's numbering, where 0 would be the host).
+// respond answers req. DeviceID is the GPU whose memory holds the page
+// (1 + index, Akita's numbering, where 0 is the host). PAddr is the
+// physical address of the page's frame there when the GMMU has frames
+// (WithFrames); otherwise, and for a page in host memory, it is the
+// page's virtual address without the tag.
 func (m *Comp) respond(now sim.VTimeInSec, req *vm.TranslationReq, page uint64) {
 	e := m.table[page]
 	where := m.id
@@ -113,6 +115,13 @@ func (m *Comp) respond(now sim.VTimeInSec, req *vm.TranslationReq, page uint64) 
 	}
 	pa := m.base + page*m.pageSize
 	va := req.VAddr - objtable.Strip(req.VAddr) + pa // the request's tag, the page's address
+	if m.frames != nil && where != uvmproto.Host {
+		if err := m.frames.Place(where, page); err != nil { // held there: a no-op
+			m.fail(err)
+			return
+		}
+		pa, _ = m.frames.Addr(where, page)
+	}
 	rsp := vm.TranslationRspBuilder{}.WithSendTime(now).WithRspTo(req.ID).
 		WithPage(vm.Page{PID: req.PID, VAddr: va, PAddr: pa, PageSize: m.pageSize,
 			Valid: true, DeviceID: uint64(where + 1), Unified: true}).Build()

@@ -52,6 +52,7 @@ type Comp struct {
 	top      sim.Port // translation requests from another model
 	ctrl     sim.Port // the GPU side as messages (uvmproto/control.go)
 	out      *uvmproto.Outbox
+	frames   *Frames // physical memory, for Top's answers (WithFrames)
 	topOut   *uvmproto.Outbox
 	ctrlOut  *uvmproto.Outbox
 	driver   sim.Port
@@ -129,7 +130,27 @@ func (m *Comp) Mapping(page uint64) (uvmproto.MapKind, int) {
 }
 
 // Place installs an initial local mapping (spread placement).
-func (m *Comp) Place(page uint64, e PTE) { m.table[page] = e }
+func (m *Comp) Place(page uint64, e PTE) {
+	m.table[page] = e
+	m.fail(m.frame(page, e))
+}
+
+// frame keeps the frames in step with a new PTE: a page held here takes a
+// frame here, one mapped to a peer's memory one there, and a page no longer
+// held here frees its frame.
+func (m *Comp) frame(page uint64, e PTE) error {
+	switch {
+	case m.frames == nil:
+		return nil
+	case e.Kind.Readable() && !e.Kind.Remote():
+		return m.frames.Place(m.id, page)
+	case e.Kind.Remote() && e.Owner != uvmproto.Host:
+		m.frames.Release(m.id, page)
+		return m.frames.Place(int(e.Owner), page)
+	}
+	m.frames.Release(m.id, page)
+	return nil
+}
 
 // Walk performs a page-table walk that starts at now and returns when it
 // ends. Walkers are a pool; a walk waits for the first free one. The
@@ -374,6 +395,9 @@ func (m *Comp) invalidate(entries []uvmproto.Inval) {
 		switch {
 		case !iv.Downgrade:
 			*e = PTE{Bits: e.Bits}
+			if m.frames != nil {
+				m.frames.Release(m.id, iv.Page)
+			}
 		case e.Kind == uvmproto.LocalRW:
 			e.Kind = uvmproto.LocalRO
 		case e.Kind == uvmproto.RemoteRW:
@@ -385,6 +409,7 @@ func (m *Comp) invalidate(entries []uvmproto.Inval) {
 func (m *Comp) install(now sim.VTimeInSec, entries []uvmproto.Mapping) {
 	for _, e := range entries {
 		m.table[e.Page] = PTE{Kind: e.Kind, Owner: int8(e.Owner), Bits: e.Bits}
+		m.fail(m.frame(e.Page, m.table[e.Page]))
 		if m.gpu != nil {
 			m.gpu.DropTranslation(e.Page)
 		}

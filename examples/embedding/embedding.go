@@ -60,6 +60,9 @@ type system struct {
 	driver *uvm.Driver
 	mmus   [2]*gmmu.Comp
 	gpus   [2]*GPU
+	// frames is the GPUs' physical memory: the GMMUs answer with the
+	// physical address of a page's frame in the GPU that holds it.
+	frames *gmmu.Frames
 }
 
 // cycle is the receive delay every mgpu component gets on Akita's
@@ -91,6 +94,9 @@ func Run(accesses [2][]Access) (Report, error) {
 func build(accesses [2][]Access) (*system, error) {
 	s := &system{engine: engine.New()}
 	var err error
+	if s.frames, err = gmmu.NewFrames(2, Pages*PageSize, PageSize); err != nil {
+		return nil, err
+	}
 	s.driver, err = uvm.MakeBuilder().WithEngine(s.engine).WithGPUs(2).WithRecvDelay(cycle).
 		WithPolicy("oasis", pagepolicy.DefaultConfig()).WithPages(PageSize, Pages).
 		WithObjectLookup(objectOf).Build("Driver")
@@ -123,7 +129,7 @@ func build(accesses [2][]Access) (*system, error) {
 func (s *system) buildGPU(i int, accesses []Access, pcie, nvlink *sim.DirectConnection) error {
 	name := fmt.Sprintf("GPU[%d]", i)
 	m, err := gmmu.MakeBuilder().WithEngine(s.engine).WithGPUID(i).WithPages(PageSize, Pages).
-		WithRecvDelay(cycle).WithAddressBase(0).Build(name + ".GMMU")
+		WithRecvDelay(cycle).WithAddressBase(0).WithFrames(s.frames).Build(name + ".GMMU")
 	if err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func TestInvariants(t *testing.T) {
 
 // checkAnswer compares a settled answer of GPU g with the final table: a
 // page g holds answers with g's device, one g maps remotely with the
-// owner's; PAddr is the page's address without the tag.
+// owner's, and PAddr is the page's frame in that GPU's memory.
 func checkAnswer(t *testing.T, r embedding.Report, g int, a embedding.Answer) {
 	t.Helper()
 	i := slices.IndexFunc(r.Pages, func(p embedding.PageReport) bool { return p.Page == a.Page })
@@ -60,18 +60,20 @@ func checkAnswer(t *testing.T, r embedding.Report, g int, a embedding.Answer) {
 	}
 	p := r.Pages[i]
 	var want uint64
+	holder := g
 	switch {
 	case slices.Contains(p.Copies, g):
 		want = uint64(g + 1)
 	case slices.Contains(p.Remote, g):
-		want = uint64(p.Owner + 1)
+		want, holder = uint64(p.Owner+1), p.Owner
 	default:
 		t.Errorf("GPU %d at %.0f ns: page %d answered on device %d, but GPU %d maps it no more", g, a.AtNs, a.Page, a.DeviceID, g)
 		return
 	}
-	if a.DeviceID != want || a.PAddr != a.Page*embedding.PageSize {
+	pa := p.PAddrs[slices.Index(p.Copies, holder)]
+	if a.DeviceID != want || a.PAddr != pa {
 		t.Errorf("GPU %d at %.0f ns: page %d answered on device %d at PA %#x; the final table says device %d, PA %#x",
-			g, a.AtNs, a.Page, a.DeviceID, a.PAddr, want, a.Page*embedding.PageSize)
+			g, a.AtNs, a.Page, a.DeviceID, a.PAddr, want, pa)
 	}
 }
 

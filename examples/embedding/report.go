@@ -45,6 +45,9 @@ type PageReport struct {
 	Owner  int   // pagepolicy.Host (-1): the host
 	Copies []int // GPUs holding a physical copy
 	Remote []int // GPUs mapping it remotely
+	// PAddrs are the physical addresses of the copies' frames, in the
+	// order of Copies (gmmu.Frames).
+	PAddrs []uint64
 }
 
 // ObjectPolicy is OASIS's policy for an object.
@@ -67,8 +70,12 @@ func (s *system) report() Report {
 	for _, o := range Objects() {
 		for p := o.FirstPage(PageSize); p < o.FirstPage(PageSize)+o.Pages(PageSize); p++ {
 			pg := t.Page(p)
-			r.Pages = append(r.Pages, PageReport{Page: p, Object: o.Name, Owner: pg.Owner,
-				Copies: gpusOf(pg.Copies), Remote: gpusOf(pg.Remote)})
+			pr := PageReport{Page: p, Object: o.Name, Owner: pg.Owner, Copies: gpusOf(pg.Copies), Remote: gpusOf(pg.Remote)}
+			for _, g := range pr.Copies {
+				pa, _ := s.frames.Addr(g, p)
+				pr.PAddrs = append(pr.PAddrs, pa)
+			}
+			r.Pages = append(r.Pages, pr)
 		}
 	}
 	last := map[int]string{}
@@ -102,7 +109,7 @@ func (r Report) String() string {
 			g.PagesSent, g.MigrationsH2D, g.MigrationsD2D, g.Duplications, g.Collapses)
 	}
 	for _, p := range r.Pages {
-		fmt.Fprintf(&b, "page %d (%s): owner %s, copies on %v, remote on %v\n", p.Page, p.Object, where(p.Owner), p.Copies, p.Remote)
+		fmt.Fprintf(&b, "page %d (%s): owner %s, copies on %v at %#x, remote on %v\n", p.Page, p.Object, where(p.Owner), p.Copies, p.PAddrs, p.Remote)
 	}
 	for _, p := range r.Policies {
 		fmt.Fprintf(&b, "OASIS: object %d %s\n", p.Object, p.Policy)
