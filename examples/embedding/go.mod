@@ -16,6 +16,7 @@ require (
 	github.com/rs/zerolog v1.35.1 // indirect
 	github.com/tebeka/atexit v0.3.0 // indirect
 	golang.org/x/sys v0.35.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
 replace github.com/mgpu-sim/mgpu => ../..
