@@ -112,7 +112,7 @@ func TestGPUsOverPortsAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	driver, err := uvm.MakeBuilder().WithEngine(e).WithGPUs(2).WithRecvDelay(1e-9).
-		WithPolicy("on-touch", pagepolicy.DefaultConfig()).WithPages(4096, 16).Build("Driver")
+		WithPolicy("on-touch", pagepolicy.DefaultConfig()).WithPages(4096, 16).WithAddressBase(0x100000).Build("Driver")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func topSystem(t *testing.T, policy string) (*engine.Engine, *gmmu.Comp, *uvm.Dr
 	t.Helper()
 	e := engine.New()
 	driver, err := uvm.MakeBuilder().WithEngine(e).WithGPUs(1).
-		WithPolicy(policy, pagepolicy.DefaultConfig()).WithPages(4096, 16).Build("Driver")
+		WithPolicy(policy, pagepolicy.DefaultConfig()).WithPages(4096, 16).WithAddressBase(0x100000).Build("Driver")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,9 +130,10 @@ func TestTopServesWrites(t *testing.T) {
 	}
 }
 
-// A GMMU and a driver that page the managed space differently are refused
-// when they are wired, not at their first message (issue 32), and so is a
-// GPU number the driver does not serve.
+// A GMMU and a driver that page the managed space differently (page size,
+// count, or the address of page 0) are refused when they are wired, not at
+// their first message (issue 32), and so is a GPU number the driver does
+// not serve.
 func TestConnectRefusesDisagreement(t *testing.T) {
 	e := engine.New()
 	driver, err := uvm.MakeBuilder().WithEngine(e).WithGPUs(1).
@@ -141,15 +142,17 @@ func TestConnectRefusesDisagreement(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		gpu         int
-		size, pages uint64
-		want        string
+		gpu               int
+		size, pages, base uint64
+		want              string
 	}{
-		{0, 4096, 32, "32 pages of 4096 B, the driver 16 of 4096 B"},
-		{0, 2 << 20, 16, "16 pages of 2097152 B, the driver 16 of 4096 B"},
-		{1, 4096, 16, "GPU 1 connected, but the driver serves 1 GPUs"},
+		{0, 4096, 32, 0, "32 pages of 4096 B, the driver 16 of 4096 B"},
+		{0, 2 << 20, 16, 0, "16 pages of 2097152 B, the driver 16 of 4096 B"},
+		{0, 4096, 16, 0x100000, "page 0 at 0x100000, the driver at 0x0"},
+		{1, 4096, 16, 0, "GPU 1 connected, but the driver serves 1 GPUs"},
 	} {
-		m, err := gmmu.MakeBuilder().WithEngine(e).WithGPUID(c.gpu).WithPages(c.size, c.pages).Build(fmt.Sprintf("GPU[%d].GMMU", c.gpu))
+		m, err := gmmu.MakeBuilder().WithEngine(e).WithGPUID(c.gpu).WithPages(c.size, c.pages).WithAddressBase(c.base).
+			Build(fmt.Sprintf("GPU[%d].GMMU", c.gpu))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,7 +34,7 @@ func (r *requester) Handle(sim.Event) error                  { return nil }
 func Example_translation() {
 	engine := sim.NewSerialEngine()
 	driver, err := uvm.MakeBuilder().WithEngine(engine).WithGPUs(1).
-		WithPolicy("on-touch", pagepolicy.DefaultConfig()).WithPages(4096, 16).Build("Driver")
+		WithPolicy("on-touch", pagepolicy.DefaultConfig()).WithPages(4096, 16).WithAddressBase(0x100000).Build("Driver")
 	if err != nil {
 		panic(err)
 	}

@@ -120,6 +120,9 @@ func (m *Comp) Err() error { return m.err }
 // for the driver to check against its own when they are connected.
 func (m *Comp) Geometry() (pageSize, pages uint64) { return m.pageSize, uint64(len(m.table)) }
 
+// AddressBase is the virtual address of the GMMU's page 0.
+func (m *Comp) AddressBase() uint64 { return m.base }
+
 // Entry returns the local PTE of a page.
 func (m *Comp) Entry(page uint64) PTE { return m.table[page] }
 

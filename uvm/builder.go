@@ -37,6 +37,7 @@ type Builder struct {
 	objects  bool // objectOf knows the allocations
 	clockMHz float64
 	moves    MoveObserver
+	base     uint64
 }
 
 // MoveObserver is told of every page the driver moves from one GPU to
@@ -77,7 +78,15 @@ func (b Builder) WithPages(pageSize, pages uint64) Builder {
 	return b
 }
 
-// WithObjectLookup sets how a faulting pointer maps to an object ID.
+// WithAddressBase sets the virtual address of page 0, as the GMMUs'
+// WithAddressBase does: the object lookup is asked with base +
+// page·pageSize for a page the driver moves outside a fault.
+func (b Builder) WithAddressBase(va uint64) Builder { b.base = va; return b }
+
+// WithObjectLookup sets how a faulting pointer maps to an object ID. It is
+// asked with a faulting pointer (with its tag, if the model tags pointers)
+// or, for a page the driver moves outside a fault, with the page's address
+// (WithAddressBase).
 // Without it every address is outside any object but still allocated (the
 // prefetcher then may bring any page).
 func (b Builder) WithObjectLookup(f func(ptr uint64) int) Builder {
@@ -150,7 +159,7 @@ func (b Builder) BuildService() (*Service, error) {
 	}
 	s := &Service{
 		cfg: b.cfg, gpus: gpus, table: NewPageTable(b.pages), tracer: untraced{},
-		objectOf: b.objectOf, objects: b.objects, counters: counters, pageSize: b.pageSize,
+		objectOf: b.objectOf, objects: b.objects, counters: counters, pageSize: b.pageSize, base: b.base,
 		build: uvmproto.MakeBuilder().WithPageSize(b.pageSize), moves: b.moves,
 	}
 	if b.cfg.HostThreads < 0 {
@@ -176,7 +185,7 @@ func (b Builder) BuildService() (*Service, error) {
 	}
 	env := RuntimeEnv{Config: b.cfg, Policy: b.policy, Hardware: b.cfg.FaultHandling == HandlingHardware, GPUs: gpus,
 		Pages: b.pages, PageSize: b.pageSize, Capacity: max(0, b.capacity), Prefetch: pf, Trees: s.trees,
-		ObjectOf: b.objectOf, Objects: b.objects, Seed: b.seed, Ops: ops{s}}
+		ObjectOf: b.objectOf, Objects: b.objects, AddressBase: b.base, Seed: b.seed, Ops: ops{s}}
 	if err := s.buildRuntime(b, KeyPrefetchControl, b.cfg.PrefetchControl, env); err != nil {
 		return nil, err
 	}

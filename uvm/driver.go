@@ -92,6 +92,10 @@ func (d *Driver) ConnectGPU(g int, p sim.Port) error {
 			return fmt.Errorf("%s: GPU %d's %s has %d pages of %d B, the driver %d of %d B: their WithPages disagree",
 				d.Name(), g, p.Component().Name(), pages, size, d.svc.table.Len(), d.svc.pageSize)
 		}
+		if base := m.AddressBase(); base != d.svc.base {
+			return fmt.Errorf("%s: GPU %d's %s has page 0 at %#x, the driver at %#x: their WithAddressBase disagree",
+				d.Name(), g, p.Component().Name(), base, d.svc.base)
+		}
 	}
 	for len(d.gpus) <= g {
 		d.gpus = append(d.gpus, nil)
@@ -104,6 +108,7 @@ func (d *Driver) ConnectGPU(g int, p sim.Port) error {
 // space (gmmu.Comp), so that ConnectGPU can refuse one that disagrees.
 type pageGeometry interface {
 	Geometry() (pageSize, pages uint64)
+	AddressBase() uint64
 }
 
 // SetChecker turns on the coherence checking mode.

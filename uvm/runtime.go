@@ -92,10 +92,13 @@ type RuntimeEnv struct {
 	// each GPU's prefetcher (nil when prefetching is off).
 	Prefetch prefetch.Config
 	Trees    []*prefetch.Tree
-	// ObjectOf maps a pointer to its object (-1: none); Objects reports
-	// whether it knows the allocations (else every page is allocated).
+	// ObjectOf maps a pointer to its object (-1: none); PageObject maps a
+	// page. Objects reports whether it knows the allocations (else every
+	// page is allocated).
 	ObjectOf func(ptr uint64) int
 	Objects  bool
+	// AddressBase is the virtual address of page 0 (WithAddressBase).
+	AddressBase uint64
 	// Seed is the run's seed, for a runtime's random choices.
 	Seed uint64
 	// Ops acts on the driver within the batch in service.
@@ -247,3 +250,6 @@ func (Stages) Evicted([][]uvmproto.Inval)                                      {
 func (Stages) FaultBatchDone(int, []uvmproto.FaultEntry, sim.VTimeInSec) error { return nil }
 func (Stages) Freed(int)                                                       {}
 func (Stages) Report(map[string]float64)                                       {}
+
+// PageObject is the object page p belongs to (-1: none).
+func (e RuntimeEnv) PageObject(p uint64) int { return e.ObjectOf(e.AddressBase + p*e.PageSize) }

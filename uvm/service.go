@@ -66,7 +66,8 @@ type Service struct {
 	trees        []*prefetch.Tree
 	seeds, extra []uint64
 	pageSize     uint64
-	objects      bool // objectOf tells allocated pages from padding
+	base         uint64 // virtual address of page 0 (WithAddressBase)
+	objects      bool   // objectOf tells allocated pages from padding
 	// stepErr is the first error of a runtime's stage or a launch plan,
 	// reported by the next Tick.
 	stepErr error
@@ -503,7 +504,7 @@ func (s *Service) prefetch(g int, invals [][]uvmproto.Inval) {
 	plan := &s.scratch
 	for _, p := range s.extra {
 		pg := s.table.Page(p)
-		if pg.Owner != Host || pg.Copies != 0 || s.objects && s.objectOf(p*s.pageSize) < 0 {
+		if pg.Owner != Host || pg.Copies != 0 || s.objects && s.objectOf(s.base+p*s.pageSize) < 0 {
 			continue // not on the host only, or no allocation's page (2 MB-slot padding)
 		}
 		if !s.prefetchable(g, p) {
@@ -596,7 +597,7 @@ func (s *Service) migrated(g int, p uint64, fromHost bool, cause MoveCause) {
 	if len(s.rts) == 0 {
 		return // no object lookup
 	}
-	obj := s.objectOf(p * s.pageSize)
+	obj := s.objectOf(s.base + p*s.pageSize)
 	for _, r := range s.rts {
 		r.Migrated(g, p, obj, fromHost, cause)
 	}

@@ -19,8 +19,7 @@ import (
 )
 
 // The managed space: Pages pages of PageSize bytes from address 0 (the
-// GMMUs' address base). The base is 0 because the driver asks its object
-// lookup both with faulting pointers and with page*PageSize.
+// driver's and the GMMUs' address base, which must agree).
 const (
 	PageSize = 4096
 	Pages    = 24

@@ -333,7 +333,7 @@ func (o *observe) prefetchRegion(a core.Action, invals [][]uvmproto.Inval) {
 	o.stats.RegionPrefetches++
 	for p := lo; p < hi; p++ {
 		pg := t.Page(p)
-		if pg.Owner != uvm.Host || pg.Copies != 0 || env.Objects && env.ObjectOf(p*env.PageSize) < 0 {
+		if pg.Owner != uvm.Host || pg.Copies != 0 || env.Objects && env.PageObject(p) < 0 {
 			continue
 		}
 		plan := o.env.Ops.Plan()
@@ -368,7 +368,7 @@ func allocations(env uvm.RuntimeEnv) []core.Range {
 	var out []core.Range
 	cur := -1
 	for p := uint64(0); p < env.Pages; p++ {
-		obj := env.ObjectOf(p * env.PageSize)
+		obj := env.PageObject(p)
 		switch {
 		case obj < 0:
 			cur = -1

@@ -350,7 +350,7 @@ func (m *suvMode) setMode(g int, p uint64, mode uint8) {
 }
 
 func (m *suvMode) poolOf(g int, p uint64) *core.QuotaPool {
-	return m.pools[g][m.env.ObjectOf(p*m.page)]
+	return m.pools[g][m.env.PageObject(p)]
 }
 
 func (m *suvMode) resident(g int, p uint64) bool {
