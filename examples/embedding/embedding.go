@@ -9,6 +9,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/mem/vm/tlb"
 	"github.com/sarchlab/akita/v3/sim"
+	"github.com/sarchlab/akita/v3/tracing"
 
 	"github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/gmmu"
@@ -70,10 +71,35 @@ const cycle = sim.VTimeInSec(1e-9)
 
 // Run builds the model, replays accesses[g] on GPU g, and reports.
 func Run(accesses [2][]Access) (Report, error) {
-	s, err := build(accesses)
+	m, err := New(accesses)
 	if err != nil {
 		return Report{}, err
 	}
+	return m.Run()
+}
+
+// Model is the example built and not yet run, for a caller that attaches
+// tracers first.
+type Model struct{ s *system }
+
+// New builds the model for accesses[g] on GPU g.
+func New(accesses [2][]Access) (*Model, error) {
+	s, err := build(accesses)
+	if err != nil {
+		return nil, err
+	}
+	return &Model{s}, nil
+}
+
+// Engine is the model's engine, the clock an Akita tracer reads.
+func (m *Model) Engine() sim.Engine { return m.s.engine }
+
+// Trace hands mgpu's tasks to an Akita tracer (see toAkita).
+func (m *Model) Trace(t tracing.Tracer) { m.s.trace(t) }
+
+// Run replays the accesses and reports.
+func (m *Model) Run() (Report, error) {
+	s := m.s
 	for _, g := range s.gpus {
 		g.Start(0)
 	}

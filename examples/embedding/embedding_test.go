@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sarchlab/akita/v3/tracing"
+
 	"github.com/mgpu-sim/mgpu/examples/embedding"
 )
 
@@ -89,5 +91,41 @@ func TestDeterministic(t *testing.T) {
 	}
 	if out[0] != out[1] {
 		t.Errorf("two runs differ:\n%s\n%s", out[0], out[1])
+	}
+}
+
+// mgpu's tasks reach Akita's own tracers through the example's bridge: a
+// far fault task per far fault, and the shootdowns and migrations the
+// collapses and duplications bring, each with a duration.
+func TestTasksReachAkitaTracers(t *testing.T) {
+	kinds := []string{"far_fault", "protection_fault", "fault_batch", "shootdown", "migration"}
+	m, err := embedding.New(embedding.Workload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tracers := map[string]*tracing.AverageTimeTracer{}
+	for _, k := range kinds {
+		tr := tracing.NewAverageTimeTracer(m.Engine(), func(t tracing.Task) bool { return t.Kind == k })
+		tracers[k] = tr
+		m.Trace(tr)
+	}
+	r, err := m.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var far, prot uint64
+	for _, g := range r.GPUs {
+		far, prot = far+g.FarFaults, prot+g.ProtectionFaults
+	}
+	if n := tracers["far_fault"].TotalCount(); n != far {
+		t.Errorf("%d far-fault tasks, %d far faults", n, far)
+	}
+	if n := tracers["protection_fault"].TotalCount(); n != prot {
+		t.Errorf("%d protection-fault tasks, %d protection faults", n, prot)
+	}
+	for _, k := range []string{"fault_batch", "shootdown", "migration"} {
+		if tracers[k].TotalCount() == 0 || tracers[k].AverageTime() <= 0 {
+			t.Errorf("%s: %d tasks, average %v s; want some, each taking time", k, tracers[k].TotalCount(), tracers[k].AverageTime())
+		}
 	}
 }
