@@ -146,6 +146,49 @@ type Figure struct {
 	// SpecsAt, if set, replaces Specs when the specs depend on the scale
 	// (Early-Adaptor's windows follow the run's footprint).
 	SpecsAt func(workloads []string, scale float64) ([]sweep.Spec, error)
+	// PaperScales and SimilarScales, if set, are each workload's scale at
+	// the paper's own input (SizePaper) and at the smallest size where the
+	// paper's mechanisms see the paper's counts (SizeSimilar). The OASIS
+	// figures need neither: scale 1 is their paper's Table II or III size.
+	PaperScales, SimilarScales map[string]float64
+}
+
+// The sizes a figure runs at (mgpu figure --size).
+const (
+	// SizeDefault is every workload at scale 1.
+	SizeDefault = "default"
+	// SizePaper is the paper's own input (Figure.PaperScales).
+	SizePaper = "paper"
+	// SizeSimilar keeps the quantities that drive the paper's mechanisms
+	// at the paper's values (Figure.SimilarScales).
+	SizeSimilar = "similar"
+)
+
+// Sizes lists the sizes the figure runs at.
+func (f Figure) Sizes() []string {
+	out := []string{SizeDefault}
+	if f.PaperScales != nil || f.Workloads == nil {
+		out = append(out, SizePaper)
+	}
+	if f.SimilarScales != nil {
+		out = append(out, SizeSimilar)
+	}
+	return out
+}
+
+// scales is each workload's scale at size, before --scale multiplies it;
+// nil means scale 1 for every workload.
+func (f Figure) scales(size string) (map[string]float64, error) {
+	if !slices.Contains(f.Sizes(), size) {
+		return nil, fmt.Errorf("figure %s: size %q: valid sizes are %s", f.Name, size, strings.Join(f.Sizes(), ", "))
+	}
+	switch size {
+	case SizePaper:
+		return f.PaperScales, nil
+	case SizeSimilar:
+		return f.SimilarScales, nil
+	}
+	return nil, nil
 }
 
 var ot4 = Selector{Policy: "on-touch", GPUs: 4}
@@ -349,37 +392,66 @@ func Lookup(name string) (Figure, error) {
 	return Figure{}, fmt.Errorf("unknown figure %q: valid figures are %s", name, strings.Join(all, ", "))
 }
 
-// Runs expands the figure's specs for the given workloads, scale and
-// results directory, without duplicates.
+// Runs expands the figure's specs for the given workloads at scale,
+// without duplicates.
 func (f Figure) Runs(workloads []string, scale float64) ([]sweep.Run, error) {
+	return f.RunsAt(workloads, SizeDefault, scale)
+}
+
+// RunsAt expands the figure's specs at size, each workload's scale there
+// times scale, without duplicates.
+func (f Figure) RunsAt(workloads []string, size string, scale float64) ([]sweep.Run, error) {
 	if f.Workloads != nil {
 		workloads = f.Workloads
 	}
-	var specs []sweep.Spec
-	if f.SpecsAt != nil {
-		var err error
-		if specs, err = f.SpecsAt(workloads, scale); err != nil {
-			return nil, err
+	scales, err := f.scales(size)
+	if err != nil {
+		return nil, err
+	}
+	groups := [][]string{workloads} // one expansion at one scale
+	if scales != nil {
+		groups = groups[:0]
+		for _, w := range workloads {
+			groups = append(groups, []string{w})
 		}
-	} else {
-		specs = f.Specs(workloads)
 	}
 	seen := map[string]bool{}
 	var runs []sweep.Run
-	for _, s := range specs {
-		s.Scale = scale
-		rs, err := s.Expand()
+	for _, ws := range groups {
+		sc := scale
+		if scales != nil {
+			s, ok := scales[ws[0]]
+			if !ok {
+				return nil, fmt.Errorf("figure %s: no %s size for workload %s", f.Name, size, ws[0])
+			}
+			sc *= s
+		}
+		specs, err := f.specsAt(ws, sc)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range rs {
-			if h := r.Hash(); !seen[h] {
-				seen[h] = true
-				runs = append(runs, r)
+		for _, s := range specs {
+			s.Scale = sc
+			rs, err := s.Expand()
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rs {
+				if h := r.Hash(); !seen[h] {
+					seen[h] = true
+					runs = append(runs, r)
+				}
 			}
 		}
 	}
 	return runs, nil
+}
+
+func (f Figure) specsAt(workloads []string, scale float64) ([]sweep.Spec, error) {
+	if f.SpecsAt != nil {
+		return f.SpecsAt(workloads, scale)
+	}
+	return f.Specs(workloads), nil
 }
 
 // Reduce turns results into the figure's table: one row per application,

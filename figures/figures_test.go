@@ -3,6 +3,7 @@ package figures
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/platform"
@@ -115,5 +116,44 @@ func TestLastAblationStepIsTheDefault(t *testing.T) {
 		if a == b && k != "uvm.thrashing" {
 			t.Errorf("step 0 leaves %s at its default %s: the ablation does not show that lever", k, b)
 		}
+	}
+}
+
+// At a size with per-workload scales each workload runs at its own scale
+// times --scale; a workload without one, or a size the figure lacks, is
+// an error.
+func TestRunsAtSize(t *testing.T) {
+	f, err := Lookup("uvmmu-fig6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.PaperScales = map[string]float64{}
+	for i, w := range f.Workloads {
+		f.PaperScales[w] = 0.01 * float64(i+1)
+	}
+	runs, err := f.RunsAt(nil, SizePaper, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perWorkload := map[string]int{}
+	for _, r := range runs {
+		if want := 2 * f.PaperScales[r.Workload]; r.Scale != want {
+			t.Fatalf("%s at scale %v, want %v", r.Workload, r.Scale, want)
+		}
+		perWorkload[r.Workload]++
+	}
+	def, err := f.Runs(nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != len(def) || len(perWorkload) != len(f.Workloads) {
+		t.Fatalf("%d runs over %d workloads at paper size, %d at default", len(runs), len(perWorkload), len(def))
+	}
+	delete(f.PaperScales, f.Workloads[0])
+	if _, err := f.RunsAt(nil, SizePaper, 1); err == nil || !strings.Contains(err.Error(), "no paper size for workload "+f.Workloads[0]) {
+		t.Errorf("a workload without a paper scale: %v", err)
+	}
+	if _, err := f.RunsAt(nil, SizeSimilar, 1); err == nil || !strings.Contains(err.Error(), "valid sizes are default, paper") {
+		t.Errorf("a size the figure lacks: %v", err)
 	}
 }

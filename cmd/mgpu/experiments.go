@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -246,10 +247,13 @@ func cmdCollect(args []string, stdout, stderr io.Writer) error {
 // that greedy dispatch still spreads mm's workgroups over 4 GPUs.
 const quickScale = 0.2
 
-// cmdFigure: mgpu figure NAME [--quick] [--jobs N] [--out DIR]
+// cmdFigure: mgpu figure NAME [--quick] [--size S] [--scale F] [--jobs N] [--out DIR]
 func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("figure")
 	quick := boolFlag(fs, "quick", false, "smoke run at --scale 0.2")
+	size := fs.String("size", figures.SizeDefault, "default (each workload at scale 1), paper (the paper's own inputs) or similar (where the paper's mechanisms see its counts); which a figure has, an unknown one says")
+	var scale float64
+	float64Var(fs, &scale, "scale", 1, "multiplies every workload's scale at --size `F`")
 	jobs := intFlag(fs, "jobs", runtime.NumCPU(), "runs in parallel")
 	out := fs.String("out", filepath.Join("results", "figures"), "directory for the figure's CSV, PNG and SVG")
 	results := fs.String("results", "results", "per-run results directory (shared across figures, so runs are reused)")
@@ -266,7 +270,9 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 		if *jobs < 1 {
 			return badInput("--jobs %d: must be >= 1", *jobs)
 		}
-		scale := 1.0
+		if *size != figures.SizeDefault {
+			return badInput("--size %s: the characterisation figures run at the OASIS papers' sizes (--scale scales them)", *size)
+		}
 		if *quick {
 			scale = quickScale
 		}
@@ -279,11 +285,16 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	if *jobs < 1 {
 		return badInput("--jobs %d: must be >= 1", *jobs)
 	}
-	scale := 1.0
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		return badInput("--scale %v: must be a positive number", scale)
+	}
 	if *quick {
+		if scale != 1 {
+			return badInput("--quick is --scale %g: give one of them", quickScale)
+		}
 		scale = quickScale
 	}
-	runs, err := fig.Runs(figures.Available(), scale)
+	runs, err := fig.RunsAt(figures.Available(), *size, scale)
 	if err != nil {
 		return inputError{err}
 	}
@@ -291,8 +302,13 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 		return badInput("--results: %v", err)
 	}
 	base := filepath.Join(*out, fig.Name)
+	if *size != figures.SizeDefault {
+		base += "-" + *size
+	}
 	if *quick {
 		base += "-quick"
+	} else if scale != 1 {
+		base += fmt.Sprintf("-x%g", scale)
 	}
 	// The figure's files are written after every run: check them first.
 	if err := atomicfile.CheckDir(*out); err != nil {

@@ -65,3 +65,23 @@ func TestExperimentBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A figure's --size and --scale are checked before anything runs: a size
+// the figure does not have names the ones it has.
+func TestFigureSizeAndScale(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"figure", "fig15", "--size", "similar"}, `valid sizes are default, paper`},
+		{[]string{"figure", "fig15", "--size", "huge"}, `size "huge"`},
+		{[]string{"figure", "fig15", "--scale", "0"}, "--scale 0: must be a positive number"},
+		{[]string{"figure", "fig15", "--scale", "2", "--quick"}, "give one of them"},
+		{[]string{"figure", "fig3", "--size", "paper"}, "characterisation figures"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(c.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}
