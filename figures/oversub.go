@@ -34,6 +34,24 @@ var EAWorkloads = []string{"2dconv", "fdtd2d", "hotspot", "pathfinder", "atax", 
 // ATAX, FDTD-2D) and RA, ordered by EA class as EAWorkloads.
 var UVMMUWorkloads = []string{"2dconv", "fdtd2d", "hotspot", "pathfinder", "backprop", "srad", "atax", "nw", "ra", "rbfs"}
 
+// UVMMUPaperScales are the scales at which each UVMMU workload runs
+// UVMSmart's own input (github.com/DebashisGanguly/gpgpu-sim_UVMSmart,
+// benchmarks/Managed: each program's #defines and run script, checked
+// against its simulation logs), which UVMMU simulated on its GTX 1080 Ti:
+// 2dconv NI = NJ = 1024; fdtd2d NX = NY = 1200, 5 steps (n must be a
+// multiple of 32: 1184, the nearest in bytes); hotspot 1024 x 1024;
+// pathfinder 50000 columns, 200 rows; backprop 131056 inputs; srad
+// 1024 x 1024 (UVMSmart manages only J of its six arrays, mgpu all six);
+// atax NX = NY = 1200 (a multiple of 64: 1216); nw 1024; bfs graph256k,
+// 261,444 nodes (a multiple of 512: 261,632, mgpu's own random graph of
+// about 6 edges per node, as graphgen's); and ra, whose UVMSmart program is
+// a 12 MiB gather microbenchmark, not HPCC's RandomAccess: the HPCC table
+// of the nearest power of two, 16 MiB (scale 1).
+var UVMMUPaperScales = map[string]float64{
+	"2dconv": 0.030314, "fdtd2d": 0.062479, "hotspot": 0.045471, "pathfinder": 0.149812,
+	"backprop": 1, "srad": 1, "atax": 0.021858, "nw": 0.029920, "ra": 1, "rbfs": 0.2946,
+}
+
 // EAThresholds are the static tree-prefetch thresholds the EA figures
 // sweep: EA's characterisation points 1, 11, 31, 51, 71, 91 (the poster's
 // "Performances of GPUs under different prefetch threshold" and Fig. 7)
@@ -545,7 +563,7 @@ func uvmmuFig1() Figure {
 		}
 	}
 	return Figure{Name: "uvmmu-fig1", Title: "UVMMU Fig. 1: fault latency 20 and 0 us over 50 us (GTX 1080 Ti, NVIDIA UM) at 100/125/150%",
-		YLabel: "speedup over 50 us faults", Workloads: UVMMUWorkloads,
+		YLabel: "speedup over 50 us faults", Workloads: UVMMUWorkloads, PaperScales: UVMMUPaperScales,
 		Specs: func(w []string) []sweep.Spec {
 			sets := withSweep(fixed(uvmmuUM()), "uvm.fault_service_ns", UVMMUFaultLatencies...)
 			return []sweep.Spec{spec(w, []string{oversubPolicy}, []int{1}, "", withSweep(sets, "oversubscribe", over100, over125, over150))}
@@ -614,7 +632,7 @@ func uvmmuFig4() Figure {
 			Base: uvmmuSmartSel(o), Metric: Speedup})
 	}
 	return Figure{Name: "uvmmu-fig4", Title: "UVMMU Fig. 4: UVMSmart and UVMMU over NVIDIA UM (GTX 1080 Ti) at 100/125/150%",
-		YLabel: "speedup over NVIDIA UM", Workloads: UVMMUWorkloads,
+		YLabel: "speedup over NVIDIA UM", Workloads: UVMMUWorkloads, PaperScales: UVMMUPaperScales,
 		Specs: func(w []string) []sweep.Spec {
 			return []sweep.Spec{uvmmuUMSpec(w, overs...), uvmmuSmartSpec(w, overs...), uvmmuHWSpec(w, UVMMUEvictions[:1], overs...)}
 		},
@@ -633,7 +651,7 @@ func uvmmuFig5() Figure {
 		}
 	}
 	return Figure{Name: "uvmmu-fig5", Title: "UVMMU Fig. 5: victim choice under UVMMU, speedup over Linear-Random at 125/150%",
-		YLabel: "speedup over linear-random", Workloads: UVMMUWorkloads,
+		YLabel: "speedup over linear-random", Workloads: UVMMUWorkloads, PaperScales: UVMMUPaperScales,
 		Specs:  func(w []string) []sweep.Spec { return []sweep.Spec{uvmmuHWSpec(w, UVMMUEvictions, overs...)} },
 		Series: series, Summary: classRows}
 }
@@ -652,7 +670,7 @@ func uvmmuFig6() Figure {
 			Base: uvmmuSel(uvmmuBaselineLatency, over100), Metric: Slowdown})
 	}
 	return Figure{Name: "uvmmu-fig6", Title: "UVMMU Fig. 6: execution time at 125-200% over 100% (UVMMU and NVIDIA UM)",
-		YLabel: "time over 100%", Workloads: UVMMUWorkloads,
+		YLabel: "time over 100%", Workloads: UVMMUWorkloads, PaperScales: UVMMUPaperScales,
 		Specs: func(w []string) []sweep.Spec {
 			return []sweep.Spec{uvmmuUMSpec(w, overs...), uvmmuHWSpec(w, UVMMUEvictions[:1], overs...)}
 		},

@@ -407,3 +407,25 @@ func TestUVMMUFigureNormalisation(t *testing.T) {
 		}
 	}
 }
+
+// UVMMU's paper size is UVMSmart's own input: each workload's managed
+// bytes at its paper scale are those of UVMSmart's program (the sums of
+// its cudaMallocManaged calls at the input its run script gives), or the
+// nearest the workload's shape allows where it says so.
+func TestUVMMUPaperScalesAreUVMSmartInputs(t *testing.T) {
+	want := map[string]uint64{
+		"2dconv": 8388608, "hotspot": 12582912, "pathfinder": 40200000, "backprop": 27784580,
+		"nw": 8405000, "srad": 25165824, // all six of srad's arrays (UVMSmart manages one)
+		"atax": 5929216, "fdtd2d": 16831764, // n = 1216 and 1184, the nearest to UVMSmart's 1200
+		"ra": 16 << 20, "rbfs": 10205969, // HPCC's table nearest UVMSmart's 12 MiB; 261,632 nodes for 261,444
+	}
+	for _, w := range UVMMUWorkloads {
+		alloc, _, err := setupAt(w, UVMMUPaperScales[w])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := alloc.Footprint(); got != want[w] {
+			t.Errorf("%s at scale %v: %d bytes, UVMSmart's input is %d", w, UVMMUPaperScales[w], got, want[w])
+		}
+	}
+}
