@@ -35,9 +35,14 @@ package benchmarks
 //     MB) for rbfs, whose graph is generated and searched at set-up (at 264
 //     MB that takes seconds; --scale 256 is EA's size);
 //   - for backprop and srad, which EA does not run, UVMSmart's own input
-//     (its run scripts), 26.5 MB and 24 MB;
+//     (its run scripts), 26.5 MB and 24 MB counting every array (UVMSmart's
+//     srad manages only one of its six, 4 MB);
 //   - for ra, whose size neither paper gives, a 16 MiB HPCC table, the
-//     power of two nearest UVMSmart's 12 MB ra (--scale 512 is 8 GiB).
+//     power of two nearest the 12 MiB of UVMSmart's ra, a gather
+//     microbenchmark of three 4 MiB arrays (--scale 512 is 8 GiB).
+//
+// UVMMU's figures at --size paper run UVMSmart's own inputs
+// (figures.UVMMUPaperScales).
 //
 // Kernel arguments live in constant memory on the NVIDIA GPUs these papers
 // use, so, unlike the OASIS workloads (AllocKernarg), these allocate no

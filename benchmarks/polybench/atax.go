@@ -12,7 +12,8 @@ import (
 // Shape: a square float32 matrix of side n (NX = NY), a multiple of 64,
 // plus three vectors of n floats, coming closest to the footprint
 // (ATAXSize times Params.Scale): n = 8128 at scale 1 (252 MB), 45952 at
-// scale 32 (EA's 8062 MB). UVMSmart's own input, n = 1200, is scale 0.022.
+// scale 32 (EA's 8062 MB). UVMSmart's own input, n = 1200, is not a
+// multiple of 64: scale 0.021858 gives the nearest, n = 1216.
 //
 // Objects, in allocation (ID) order:
 //

@@ -12,7 +12,8 @@ import (
 // Shape: square fields of side n (NX = NY), a multiple of 32, whose four
 // arrays come closest to the footprint (FDTD2DSize times Params.Scale):
 // n = 4800 at scale 1 (263.7 MB), 27168 at scale 32 (EA's 8445 MB).
-// UVMSmart's own input, n = 1200, is scale 0.063.
+// UVMSmart's own input, n = 1200, is not a multiple of 32: the nearest in
+// bytes, n = 1184, is scale 0.062479 (UVMMU's paper size).
 //
 // Objects, in allocation (ID) order:
 //

@@ -16,7 +16,7 @@ import (
 // (PathfinderSize times Params.Scale): cols = 333753 at scale 1 (255.9
 // MB), 10680086 at scale 32 (EA's 8189 MB). EA does not give its shape;
 // growing cols keeps UVMSmart's 20 launches at every scale. UVMSmart's
-// cols = 50000 is scale 0.15.
+// cols = 50000 is scale 0.149812.
 //
 // Objects, in allocation (ID) order:
 //
