@@ -97,6 +97,10 @@ var dependencies = []dependency{
 		on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingSoftware },
 		while: "uvm.fault_handling", use: "uvm.fault_handling=software",
 		note: "UVMMU handles faults in the GPU: its time is uvm.uvmmu.handling_cycles"},
+	{keys: []string{"uvm.per_fault_charge"},
+		on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingSoftware && c.UVM.HostThreads == 0 },
+		while: "uvm.host_threads", use: "uvm.host_threads=0",
+		note: "host threads charge each fault as it arrives, before the batch knows which pages it maps"},
 
 	// The driver's thrashing control.
 	{keys: []string{"uvm.thrashing_lapse_ns", "uvm.thrashing_threshold", "uvm.thrashing_pin_threshold", "uvm.thrashing_faults"},

@@ -169,6 +169,7 @@ func (c Config) Validate() error {
 		}
 	}
 	oneOf(&errs, "uvm.fault_handling", c.UVM.FaultHandling, uvm.HandlingSoftware, uvm.HandlingHardware)
+	oneOf(&errs, "uvm.per_fault_charge", c.UVM.PerFaultCharge, uvm.ChargeEvery, uvm.ChargeNewPages)
 	if c.UVM.FaultHandling == uvm.HandlingHardware {
 		if err := c.UVM.UVMMU.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("uvm.uvmmu: %w", err))

@@ -41,6 +41,18 @@ type Config struct {
 	// (1 GHz: 1 us) per fault; it is public but unpublished, so a
 	// hint-grade source.
 	HostThreads int `yaml:"host_threads" doc:"host threads servicing faults of any batch; 0 = one batch at a time (GRIT prototype: 16)"`
+	// Which faults of a batch pay per_fault_ns when one batch is serviced
+	// at a time (host_threads 0): every one, or only those whose page is
+	// not already mapped when the batch starts. UVMSmart's simulator, on
+	// which UVMMU's results stand, charges page_fault_latency (45 us) once
+	// per distinct newly faulting 4 KB page, serially in its PCIe read
+	// lane (enable_accurate_simulation; with it off, the shipped GTX 1080
+	// Ti config, it adds the same per-page sum to the reported time), and
+	// a fault on a page whose 64 KB block or prefetch is already on its
+	// way joins that transfer at no charge (DebashisGanguly/
+	// gpgpu-sim_UVMSmart, src/gpgpu-sim/gpu-sim.cc: get_faulty_pages,
+	// do_hardware_prefetch, the pcie_read_latency_queue).
+	PerFaultCharge string `yaml:"per_fault_charge" doc:"faults of a batch charged per_fault_ns with host_threads 0: every | new-pages (only pages not yet mapped when the batch starts: UVMSmart's simulator)"`
 	// The driver's thrashing control over access-counter migrations, with
 	// the defaults of NVIDIA open-gpu-kernel-modules
 	// kernel-open/nvidia-uvm/uvm_perf_thrashing.c
@@ -129,7 +141,7 @@ func DefaultConfig() Config {
 	return Config{FaultBatch: 256, FaultServiceNs: 0, PerFaultNs: 1000, HostThreads: 16,
 		ThrashingLapseNs: 500000, ThrashingThreshold: 3, ThrashingPinThreshold: 10, Eviction: "lrm-2mb", EvictionChunk: 2 * units.MB,
 		HostMemoryNs: 100, Prefetch: defaultPrefetch(), PrefetchControl: ControlNone, EA: earlyadaptor.DefaultConfig(),
-		FaultHandling: HandlingSoftware, UVMMU: uvmmu.DefaultConfig(),
+		FaultHandling: HandlingSoftware, UVMMU: uvmmu.DefaultConfig(), PerFaultCharge: ChargeEvery,
 		Adaptive: AdaptiveNone, UVMSmart: uvmsmart.DefaultConfig(), ObservUVM: defaultObservUVM(), SUV: suv.DefaultConfig()}
 }
 
@@ -149,3 +161,12 @@ func defaultObservUVM() observuvm.Config {
 	}
 	return c
 }
+
+// The faults a batch charges per_fault_ns for (uvm.per_fault_charge).
+const (
+	// ChargeEvery charges every fault of the batch.
+	ChargeEvery = "every"
+	// ChargeNewPages charges only the faults whose page is not mapped as
+	// the fault needs when the batch starts (UVMSmart's simulator).
+	ChargeNewPages = "new-pages"
+)

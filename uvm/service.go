@@ -333,7 +333,21 @@ func (s *Service) startBatch(now sim.VTimeInSec) {
 		s.wake(max(now, p.readyAt))
 		return
 	}
-	s.wake(now + sim.VTimeInSec((s.cfg.FaultServiceNs+s.cfg.PerFaultNs*float64(p.size()))*1e-9))
+	s.wake(now + sim.VTimeInSec((s.cfg.FaultServiceNs+s.cfg.PerFaultNs*float64(s.charged(p)))*1e-9))
+}
+
+// charged is how many of p's faults pay per_fault_ns (uvm.per_fault_charge).
+func (s *Service) charged(p pendingBatch) int {
+	if s.cfg.PerFaultCharge != ChargeNewPages {
+		return p.size()
+	}
+	n := 0
+	for _, f := range p.faults {
+		if _, ok := s.table.Adequate(p.gpu, f.Page, f.Write); !ok {
+			n++
+		}
+	}
+	return n
 }
 
 // reserveThreads services n faults arriving at now on the host threads,

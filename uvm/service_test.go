@@ -213,3 +213,31 @@ func TestServicePageBeyondTable(t *testing.T) {
 		t.Fatalf("counter batch: err = %v", err)
 	}
 }
+
+// With one batch at a time, per_fault_ns is charged on every fault of a
+// batch, or (new-pages, UVMSmart's simulator) only on those whose page is
+// not mapped when the batch starts: a fault on a page an earlier batch
+// brought is replayed at no charge.
+func TestServicePerFaultCharge(t *testing.T) {
+	for _, c := range []struct {
+		charge  string
+		charged int
+	}{{ChargeEvery, 2}, {ChargeNewPages, 1}} {
+		s := newService(t, "on-touch", 1, 8)
+		s.cfg.PerFaultCharge = c.charge
+		must(t, s.Receive(0, faults(0, 1)))
+		must(t, s.Receive(0, faults(0, 1, 2))) // page 1 again, queued behind the batch bringing it
+		rd := drain(s)
+		must(t, s.Tick(rd.WakeAt))
+		pd := drain(s).Send[0].Msg.(*uvmproto.PageDataMsg)
+		must(t, s.Receive(rd.WakeAt, uvmproto.MakeBuilder().TransferDone(0, pd.Batch)))
+		next := drain(s) // batch 1's install, and batch 2 starting
+		if !next.Wake {
+			t.Fatalf("%s: the second batch did not start", c.charge)
+		}
+		want := float64(rd.WakeAt) + 1e-9*(1000+100*float64(c.charged))
+		if math.Abs(float64(next.WakeAt)-want) > 1e-15 {
+			t.Errorf("%s: the second batch is ready at %v, want %v (%d faults charged)", c.charge, next.WakeAt, want, c.charged)
+		}
+	}
+}
