@@ -659,7 +659,8 @@ func uvmmuFig5() Figure {
 }
 
 // uvmmuFig6 is UVMMU Fig. 6: execution time from 100% to 200%, over the
-// same system's at 100%, for UVMMU and for NVIDIA UM.
+// same system's at 100%, for UVMMU, NVIDIA UM and UVMSmart (the paper's
+// third curve, which it reports failing beyond 150%).
 func uvmmuFig6() Figure {
 	overs := []string{over100, over125, over150, over175, over200}
 	var series []Series
@@ -671,10 +672,14 @@ func uvmmuFig6() Figure {
 		series = append(series, Series{Label: "UM @" + overLabel(o), Run: uvmmuSel(uvmmuBaselineLatency, o),
 			Base: uvmmuSel(uvmmuBaselineLatency, over100), Metric: Slowdown})
 	}
+	for _, o := range overs[1:] {
+		series = append(series, Series{Label: "UVMSmart @" + overLabel(o), Run: uvmmuSmartSel(o),
+			Base: uvmmuSmartSel(over100), Metric: Slowdown})
+	}
 	return Figure{Name: "uvmmu-fig6", Title: "UVMMU Fig. 6: execution time at 125-200% over 100% (UVMMU and NVIDIA UM)",
 		YLabel: "time over 100%", Workloads: UVMMUWorkloads, PaperScales: UVMMUPaperScales,
 		Specs: func(w []string) []sweep.Spec {
-			return []sweep.Spec{uvmmuUMSpec(w, overs...), uvmmuHWSpec(w, UVMMUEvictions[:1], overs...)}
+			return []sweep.Spec{uvmmuUMSpec(w, overs...), uvmmuSmartSpec(w, overs...), uvmmuHWSpec(w, UVMMUEvictions[:1], overs...)}
 		},
 		Series: series, Summary: classRows}
 }

@@ -91,7 +91,7 @@ func TestOversubFiguresExpand(t *testing.T) {
 		"uvmmu-fig1":   len(UVMMUWorkloads) * 3 * 3, // {50, 20, 0 us} x {100, 125, 150%}
 		"uvmmu-fig4":   len(UVMMUWorkloads) * 3 * 3, // {UM, UVMSmart, UVMMU} x {100, 125, 150%}
 		"uvmmu-fig5":   len(UVMMUWorkloads) * 4 * 2, // 4 victim choices x {125, 150%}
-		"uvmmu-fig6":   len(UVMMUWorkloads) * 2 * 5, // {UM, UVMMU} x {100 .. 200%}
+		"uvmmu-fig6":   len(UVMMUWorkloads) * 3 * 5, // {UM, UVMSmart, UVMMU} x {100 .. 200%}
 	}
 	hashes := map[string]map[string]bool{}
 	for name, n := range want {
