@@ -67,13 +67,16 @@ itself (gpus, seeds, ...): put those values in the spec's own list.
 		example: "mgpu collect results --csv all.csv",
 	},
 	"figure": {
-		usage: "mgpu figure NAME [--quick] [--jobs N] [--out DIR] [--results DIR]",
+		usage: "mgpu figure NAME [--quick] [--size default|paper|similar] [--scale F] [--jobs N] [--out DIR] [--results DIR]",
 		about: "Runs (or reuses) the runs of one of the paper's figures, then writes its table as\nCSV and draws it as PNG and SVG. Names: " + strings.Join(figures.Names(), ", ") + ".\n" +
 			"The characterization figures (OASIS §IV and Fig. 20) are computed from zero-latency\n" +
 			"characterizations on 4 GPUs, seed 1 (not cached; oasis-decisions and pingpong add\n" +
 			"timed OASIS and on-touch runs), and compare mgpu with the paper's\n" +
-			"statements in <name>-claims.csv: " + strings.Join(figures.CharNames(), ", ") + "; " + figures.CharAll + " builds them all.",
-		example: "mgpu figure fig15 --quick",
+			"statements in <name>-claims.csv: " + strings.Join(figures.CharNames(), ", ") + "; " + figures.CharAll + " builds them all.\n" +
+			"--size paper runs each workload at the paper's own input where it differs from\n" +
+			"mgpu's default (UVMMU's figures: UVMSmart's inputs; the OASIS figures' default is\n" +
+			"their paper's size); a figure without a size says which it has.",
+		example: "mgpu figure fig15 --quick\n  mgpu figure uvmmu-fig4 --size paper --jobs 2",
 	},
 	"plot": {
 		usage:   "mgpu plot DATA.csv [--kind bars|stacked] [--title T] [--ylabel Y] [--out BASE]",
