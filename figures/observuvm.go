@@ -85,9 +85,10 @@ var (
 	// host, mapped remotely, until 256 accesses to their 2 MB region, which
 	// then migrates whole (Sec. VII-B runs ACBM "in its default
 	// configuration", Sec. II-B; the defaults 256 and 2 MB are stated in
-	// SUV, MICRO 2024, §II-A).
+	// SUV, MICRO 2024, §II-A), counted by the GPU's 256 counters (Sec.
+	// III-D, Fig. 3).
 	observACBM = observRun{policy: "access-counter", kv: join(observBase(true), []string{"policy.ac_threshold", "256",
-		"policy.ac_group", "2MB", "policy.ac_migrate", "group", "policy.ac_host", "remote"})}
+		"policy.ac_group", "2MB", "policy.ac_migrate", "group", "policy.ac_host", "remote", "gpu.ac_counters", "256"})}
 	// EA is Early-Adaptor with its windows scaled by footprint / Table II
 	// footprint, as the EA figures scale them by EA's own Table II.
 	observEA = observRun{policy: oversubPolicy, kv: join(observBase(true), []string{"uvm.prefetch_control", "early-adaptor"}),

@@ -123,6 +123,7 @@ func (b Builder) Build(name string) (*Comp, error) {
 	}
 	g.linesPerPage = g.pageShift - g.lineShift
 	g.ac = newAccessCounters(b.acThresh, b.acGroup, b.pageSize, b.pages, b.acPage)
+	g.ac.limit(c.ACCounters)
 	if b.acLatch {
 		g.ac.latch()
 	}

@@ -64,6 +64,13 @@ type Config struct {
 	// pipelines and invalidates every line of every L1 and the L2, not only
 	// the page's lines (TLBs only for the shot-down pages).
 	ShootdownFlushAll bool `yaml:"shootdown_flush_all" doc:"a shootdown invalidates all L1V and L2 lines, not just the page's (MGPUSim command processor: true)"`
+	// How many groups the remote-access counters can track at once. The
+	// GRIT/OASIS model has one counter per group (0, unlimited).
+	// ObservUVM (Sec. III-D, Fig. 3) measures 256 on the RTX 3090: a
+	// group whose first remote access finds every counter in use is not
+	// counted; a counter is freed when it notifies (or, latched, when the
+	// driver clears it) and when its group's mapping changes.
+	ACCounters int `yaml:"ac_counters" doc:"remote-access counters per GPU, groups tracked at once; 0 = one per group (GRIT/OASIS; ObservUVM Fig. 3 measures 256)"`
 }
 
 // DefaultConfig returns OASIS Table I.

@@ -28,6 +28,12 @@ type accessCounters struct {
 	latched []bool
 	// buf holds the last notification's pages (count's result).
 	buf []uint64
+	// capacity, if not 0, is how many groups can be counted at once
+	// (gpu.ac_counters); live marks the groups holding a counter, and
+	// untracked counts remote lines lost for want of one.
+	capacity, tracked int
+	live              []bool
+	untracked         uint64
 }
 
 func newAccessCounters(threshold int, groupBytes, pageSize, pages uint64, perPage bool) accessCounters {
@@ -49,6 +55,14 @@ func newAccessCounters(threshold int, groupBytes, pageSize, pages uint64, perPag
 // until the next count (the GMMU copies what it queues).
 func (a *accessCounters) count(page uint64, n int) []uint64 {
 	grp := page >> a.groupShift
+	if a.live != nil && !a.live[grp] {
+		if a.tracked >= a.capacity {
+			a.untracked += uint64(n)
+			return nil
+		}
+		a.live[grp] = true
+		a.tracked++
+	}
 	if a.latched != nil {
 		if a.latched[grp] {
 			return nil
@@ -65,6 +79,9 @@ func (a *accessCounters) count(page uint64, n int) []uint64 {
 		return nil
 	}
 	a.counts[grp] = 0
+	if a.latched == nil {
+		a.release(grp) // it starts again from zero: free for another group
+	}
 	if a.perPage {
 		if a.sub {
 			a.mask[grp] = 0
@@ -98,11 +115,35 @@ func (a *accessCounters) count(page uint64, n int) []uint64 {
 // latch makes every group notify once until cleared.
 func (a *accessCounters) latch() { a.latched = make([]bool, len(a.counts)) }
 
-// clear starts page's group again, when latched: its mapping changed.
+// clear starts page's group again, when latched, and frees its counter,
+// when counters are few: its mapping changed.
 func (a *accessCounters) clear(page uint64) {
+	grp := page >> a.groupShift
 	if a.latched != nil {
-		grp := page >> a.groupShift
 		a.latched[grp], a.counts[grp] = false, 0
+	}
+	if a.live != nil && a.live[grp] {
+		a.counts[grp] = 0
+		if a.sub {
+			a.mask[grp] = 0
+		}
+		a.release(grp)
+	}
+}
+
+// limit gives the counters room for capacity groups at once (0: one per
+// group).
+func (a *accessCounters) limit(capacity int) {
+	if capacity > 0 {
+		a.capacity, a.live = capacity, make([]bool, len(a.counts))
+	}
+}
+
+// release frees grp's counter, when counters are few.
+func (a *accessCounters) release(grp uint64) {
+	if a.live != nil && a.live[grp] {
+		a.live[grp] = false
+		a.tracked--
 	}
 }
 

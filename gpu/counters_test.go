@@ -74,3 +74,57 @@ func TestLatchedAccessCounters(t *testing.T) {
 		t.Fatal("a cleared group must notify again")
 	}
 }
+
+// With few counters (gpu.ac_counters) a group whose first remote access
+// finds them all in use is not counted; a counter is freed when it
+// notifies, or when its group's mapping changes (clear), or, latched, only
+// then.
+func TestAccessCountersCapacity(t *testing.T) {
+	type step struct {
+		op     string // "count" one remote line, or "clear"
+		page   uint64
+		notify bool
+	}
+	for _, c := range []struct {
+		name    string
+		latched bool
+		steps   []step
+	}{
+		{"a full unit loses a new group until a counter notifies", false, []step{
+			{"count", 0, false}, {"count", 16, false}, // groups 0 and 1 hold the two counters
+			{"count", 32, false}, {"count", 32, false}, {"count", 32, false}, // group 2: lost
+			{"count", 0, false}, {"count", 0, true}, // group 0 notifies: its counter is free
+			{"count", 32, false}, {"count", 32, false}, {"count", 32, true}, // group 2 is counted now
+		}},
+		{"a clear frees a counter", false, []step{
+			{"count", 0, false}, {"count", 16, false}, {"clear", 1, false},
+			{"count", 32, false}, {"count", 32, false}, {"count", 32, true},
+		}},
+		{"latched: notified counters stay until cleared", true, []step{
+			{"count", 0, false}, {"count", 0, false}, {"count", 0, true}, {"count", 16, false},
+			{"count", 32, false}, {"count", 32, false}, {"count", 32, false}, // still full
+			{"clear", 0, false},
+			{"count", 32, false}, {"count", 32, false}, {"count", 32, true},
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := newAccessCounters(3, 64<<10, 4096, 4096, false)
+			if c.latched {
+				a.latch()
+			}
+			a.limit(2)
+			for i, s := range c.steps {
+				if s.op == "clear" {
+					a.clear(s.page)
+					continue
+				}
+				if got := a.count(s.page, 1) != nil; got != s.notify {
+					t.Fatalf("step %d (page %d): notified %v, want %v", i, s.page, got, s.notify)
+				}
+			}
+			if a.tracked > 2 {
+				t.Fatalf("%d groups tracked by 2 counters", a.tracked)
+			}
+		})
+	}
+}

@@ -170,6 +170,9 @@ func (c Config) Validate() error {
 	}
 	oneOf(&errs, "uvm.fault_handling", c.UVM.FaultHandling, uvm.HandlingSoftware, uvm.HandlingHardware)
 	oneOf(&errs, "uvm.per_fault_charge", c.UVM.PerFaultCharge, uvm.ChargeEvery, uvm.ChargeNewPages)
+	if c.GPU.ACCounters < 0 || c.GPU.ACCounters > 1<<24 {
+		bad("gpu.ac_counters", c.GPU.ACCounters, "must be 0 (one counter per group) to %d (ObservUVM Fig. 3: 256)", 1<<24)
+	}
 	if c.UVM.FaultHandling == uvm.HandlingHardware {
 		if err := c.UVM.UVMMU.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("uvm.uvmmu: %w", err))
