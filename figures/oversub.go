@@ -284,22 +284,38 @@ func eaThreshold() Figure {
 		Series: series, Summary: classRows}
 }
 
-// eaFig13 is EA Fig. 13(b): Early-Adaptor and every static threshold at
-// 150%, over the static 51% baseline, and OPT, the best static threshold
-// of each workload class (eaOPT).
+// eaFig13 is EA Fig. 13(b): each static threshold and Early-Adaptor over
+// the static 51% threshold at 150%, with OPT the best static threshold per
+// class.
 func eaFig13() Figure {
-	base := eaSel(eaStatic(over150, 51))
+	return eaFig13At(over150, "ea-fig13", "Early-Adaptor Fig. 13(b): speedup over the static 51% threshold at 150% (RTX 3090)")
+}
+
+// eaFig13a is EA Fig. 13(a): the same without oversubscription, where no
+// eviction ever sets Early-Adaptor's blocks to 100%.
+func eaFig13a() Figure {
+	return eaFig13At(over100, "ea-fig13a", "Early-Adaptor Fig. 13(a): speedup over the static 51% threshold without oversubscription (RTX 3090)")
+}
+
+func eaFig13At(over, name, title string) Figure {
+	base := eaSel(eaStatic(over, 51))
 	var series []Series
 	for _, t := range EAThresholds {
-		series = append(series, Series{Label: staticLabel(t), Run: eaSel(eaStatic(over150, t)), Base: base, Metric: Speedup})
+		series = append(series, Series{Label: staticLabel(t), Run: eaSel(eaStatic(over, t)), Base: base, Metric: Speedup})
 	}
-	series = append(series, Series{Label: "EA", Run: eaAdaptiveSel(over150), Base: base, Metric: Speedup})
+	series = append(series, Series{Label: "EA", Run: eaAdaptiveSel(over), Base: base, Metric: Speedup})
 	keep := []string{"EA"}
 	for _, t := range EAThresholds {
 		keep = append(keep, staticLabel(t))
 	}
-	return Figure{Name: "ea-fig13", Title: "Early-Adaptor Fig. 13(b): speedup over the static 51% threshold at 150% (RTX 3090)",
-		YLabel: "speedup over static 51%", Workloads: EAWorkloads, SpecsAt: eaSpecs150,
+	specs := func(w []string, scale float64) ([]sweep.Spec, error) {
+		ea, err := eaAdaptiveSpecs(w, scale, over)
+		if err != nil {
+			return nil, err
+		}
+		return append(eaStaticSpecs(w, over), ea...), nil
+	}
+	return Figure{Name: name, Title: title, YLabel: "speedup over static 51%", Workloads: EAWorkloads, SpecsAt: specs,
 		Series: series, Summary: func(t plots.Table) plots.Table { return eaOPT(t, "", []string{""}, keep) }}
 }
 
@@ -689,5 +705,5 @@ func uvmmuFig6() Figure {
 
 // oversubFigures are the single-GPU oversubscription figures.
 func oversubFigures() []Figure {
-	return []Figure{eaThreshold(), eaFig13(), eaFig14(), uvmmuFig1(), uvmmuFig4(), uvmmuFig5(), uvmmuFig6()}
+	return []Figure{eaThreshold(), eaFig13(), eaFig13a(), eaFig14(), uvmmuFig1(), uvmmuFig4(), uvmmuFig5(), uvmmuFig6()}
 }

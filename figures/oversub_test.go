@@ -87,6 +87,7 @@ func TestOversubFiguresExpand(t *testing.T) {
 	want := map[string]int{
 		"ea-threshold": len(EAWorkloads) * 2 * len(EAThresholds),   // {off = 100, 6 thresholds} x {100%, 150%}
 		"ea-fig13":     len(EAWorkloads) * (len(EAThresholds) + 1), // 7 thresholds + EA at 150%
+		"ea-fig13a":    len(EAWorkloads) * (len(EAThresholds) + 1), // the same at 100%
 		"ea-fig14":     len(EAWorkloads) * (len(EAThresholds) + 1),
 		"uvmmu-fig1":   len(UVMMUWorkloads) * 3 * 3, // {50, 20, 0 us} x {100, 125, 150%}
 		"uvmmu-fig4":   len(UVMMUWorkloads) * 3 * 3, // {UM, UVMSmart, UVMMU} x {100, 125, 150%}
