@@ -308,14 +308,7 @@ func eaFig13At(over, name, title string) Figure {
 	for _, t := range EAThresholds {
 		keep = append(keep, staticLabel(t))
 	}
-	specs := func(w []string, scale float64) ([]sweep.Spec, error) {
-		ea, err := eaAdaptiveSpecs(w, scale, over)
-		if err != nil {
-			return nil, err
-		}
-		return append(eaStaticSpecs(w, over), ea...), nil
-	}
-	return Figure{Name: name, Title: title, YLabel: "speedup over static 51%", Workloads: EAWorkloads, SpecsAt: specs,
+	return Figure{Name: name, Title: title, YLabel: "speedup over static 51%", Workloads: EAWorkloads, SpecsAt: eaSpecsAt(over),
 		Series: series, Summary: func(t plots.Table) plots.Table { return eaOPT(t, "", []string{""}, keep) }}
 }
 
@@ -346,18 +339,20 @@ func eaFig14() Figure {
 	}
 	keep := []string{"EA", staticLabel(1), staticLabel(100)}
 	return Figure{Name: "ea-fig14", Title: "Early-Adaptor Fig. 14: migrations at 150% over the static 51% threshold (RTX 3090)",
-		YLabel: "ratio to static 51%", Workloads: EAWorkloads, SpecsAt: eaSpecs150,
+		YLabel: "ratio to static 51%", Workloads: EAWorkloads, SpecsAt: eaSpecsAt(over150),
 		Series: series, Summary: func(t plots.Table) plots.Table { return eaOPT(t, "speedup", groups, keep) }}
 }
 
-// eaSpecs150 are the runs of EA Fig. 13 and 14: every static threshold
-// (OPT needs them all) and Early-Adaptor, at 150%.
-func eaSpecs150(w []string, scale float64) ([]sweep.Spec, error) {
-	ea, err := eaAdaptiveSpecs(w, scale, over150)
-	if err != nil {
-		return nil, err
+// eaSpecsAt are the runs of EA Fig. 13 and 14 at over: every static
+// threshold (OPT needs them all) and Early-Adaptor.
+func eaSpecsAt(over string) func(w []string, scale float64) ([]sweep.Spec, error) {
+	return func(w []string, scale float64) ([]sweep.Spec, error) {
+		ea, err := eaAdaptiveSpecs(w, scale, over)
+		if err != nil {
+			return nil, err
+		}
+		return append(eaStaticSpecs(w, over), ea...), nil
 	}
-	return append(eaStaticSpecs(w, over150), ea...), nil
 }
 
 // classOf is an application's Early-Adaptor class, "" for none.

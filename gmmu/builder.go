@@ -92,8 +92,9 @@ func (b Builder) Build(name string) (*Comp, error) {
 	if b.bufSize < 1 {
 		return nil, fmt.Errorf("gmmu.Builder: buffer size %d: must be at least 1", b.bufSize)
 	}
-	if f := b.frames; f != nil && (f.pageSize != b.pageSize || b.id >= len(f.gpu)) {
-		return nil, fmt.Errorf("gmmu.Builder: frames of %d B pages for %d GPUs, but GPU %d pages by %d B", f.pageSize, len(f.gpu), b.id, b.pageSize)
+	if f := b.frames; f != nil && (f.pageSize != b.pageSize || f.pages != b.pages || b.id >= len(f.gpu)) {
+		return nil, fmt.Errorf("gmmu.Builder: frames for %d GPUs and %d pages of %d B, but GPU %d has %d pages of %d B",
+			len(f.gpu), f.pages, f.pageSize, b.id, b.pages, b.pageSize)
 	}
 	pwc, err := newWalkCache(b.cfg.PWCEntries, b.cfg.PWCWays)
 	if err != nil {

@@ -107,7 +107,7 @@ func (g *portGPU) Handle(e sim.Event) error {
 // it, and GPU 0's frame is freed when the page leaves.
 func TestGPUsOverPortsAlone(t *testing.T) {
 	e := engine.New()
-	frames, err := gmmu.NewFrames(2, 8*4096, 4096)
+	frames, err := gmmu.NewFrames(2, 16, 8*4096, 4096)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 // frame is reused, a full memory refuses with an error, and each GPU's
 // frames are dense from (GPU+1)·Span.
 func TestFrames(t *testing.T) {
-	f, err := NewFrames(2, 3*4096, 4096)
+	f, err := NewFrames(2, 16, 3*4096, 4096)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestFrames(t *testing.T) {
 		mem, page uint64
 		want      string
 	}{{0, 4096, 4096, "at least 1"}, {1, 4096, 3000, "power of two"}, {1, 100, 4096, "holds no"}} {
-		if _, err := NewFrames(c.gpus, c.mem, c.page); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := NewFrames(c.gpus, 16, c.mem, c.page); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("NewFrames(%d, %d, %d): %v, want %q", c.gpus, c.mem, c.page, err, c.want)
 		}
 	}

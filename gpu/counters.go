@@ -29,11 +29,9 @@ type accessCounters struct {
 	// buf holds the last notification's pages (count's result).
 	buf []uint64
 	// capacity, if not 0, is how many groups can be counted at once
-	// (gpu.ac_counters); live marks the groups holding a counter, and
-	// untracked counts remote lines lost for want of one.
+	// (gpu.ac_counters); live marks the groups holding a counter.
 	capacity, tracked int
 	live              []bool
-	untracked         uint64
 }
 
 func newAccessCounters(threshold int, groupBytes, pageSize, pages uint64, perPage bool) accessCounters {
@@ -57,8 +55,7 @@ func (a *accessCounters) count(page uint64, n int) []uint64 {
 	grp := page >> a.groupShift
 	if a.live != nil && !a.live[grp] {
 		if a.tracked >= a.capacity {
-			a.untracked += uint64(n)
-			return nil
+			return nil // lost, as on hardware
 		}
 		a.live[grp] = true
 		a.tracked++

@@ -336,6 +336,10 @@ func (s *Service) startBatch(now sim.VTimeInSec) {
 	s.wake(now + sim.VTimeInSec((s.cfg.FaultServiceNs+s.cfg.PerFaultNs*float64(s.charged(p)))*1e-9))
 }
 
+// pageObject is the object page p belongs to (-1: none), asked by the
+// page's address.
+func (s *Service) pageObject(p uint64) int { return s.objectOf(s.base + p*s.pageSize) }
+
 // charged is how many of p's faults pay per_fault_ns (uvm.per_fault_charge).
 func (s *Service) charged(p pendingBatch) int {
 	if s.cfg.PerFaultCharge != ChargeNewPages {
@@ -518,7 +522,7 @@ func (s *Service) prefetch(g int, invals [][]uvmproto.Inval) {
 	plan := &s.scratch
 	for _, p := range s.extra {
 		pg := s.table.Page(p)
-		if pg.Owner != Host || pg.Copies != 0 || s.objects && s.objectOf(s.base+p*s.pageSize) < 0 {
+		if pg.Owner != Host || pg.Copies != 0 || s.objects && s.pageObject(p) < 0 {
 			continue // not on the host only, or no allocation's page (2 MB-slot padding)
 		}
 		if !s.prefetchable(g, p) {
@@ -611,7 +615,7 @@ func (s *Service) migrated(g int, p uint64, fromHost bool, cause MoveCause) {
 	if len(s.rts) == 0 {
 		return // no object lookup
 	}
-	obj := s.objectOf(s.base + p*s.pageSize)
+	obj := s.pageObject(p)
 	for _, r := range s.rts {
 		r.Migrated(g, p, obj, fromHost, cause)
 	}

@@ -119,7 +119,7 @@ func (m *Model) Run() (Report, error) {
 func build(accesses [2][]Access) (*system, error) {
 	s := &system{engine: engine.New()}
 	var err error
-	if s.frames, err = gmmu.NewFrames(2, Pages*PageSize, PageSize); err != nil {
+	if s.frames, err = gmmu.NewFrames(2, Pages, Pages*PageSize, PageSize); err != nil {
 		return nil, err
 	}
 	s.driver, err = uvm.MakeBuilder().WithEngine(s.engine).WithGPUs(2).WithRecvDelay(cycle).
