@@ -71,7 +71,7 @@ func observFig14() Figure {
 		configs = append(configs, uvm, tmpp)
 	}
 	return Figure{Name: "observuvm-fig14", Title: "ObservUVM Fig. 14: TM++ time over UVM at 30, 50, 70%",
-		YLabel: "time over UVM at the same level", Workloads: ObservUVMWorkloads,
+		YLabel: "time over UVM at the same level", Workloads: ObservUVMWorkloads, SimilarScales: ObservUVMSimilarScales,
 		SpecsAt: func(w []string, scale float64) ([]sweep.Spec, error) { return observSpecs(w, scale, configs...) },
 		Series:  series, Summary: preferRows}
 }
@@ -97,7 +97,7 @@ func observFig15() Figure {
 		}
 	}
 	return Figure{Name: "observuvm-fig15", Title: "ObservUVM Fig. 15: geomean time over UVM.Zero, 10-70%",
-		YLabel: "geomean time over UVM.Zero", Workloads: ObservUVMWorkloads,
+		YLabel: "geomean time over UVM.Zero", Workloads: ObservUVMWorkloads, SimilarScales: ObservUVMSimilarScales,
 		SpecsAt: func(w []string, scale float64) ([]sweep.Spec, error) { return observSpecs(w, scale, configs...) },
 		Series:  series, Summary: observLevelGeomeans}
 }
@@ -180,7 +180,7 @@ func observOverFirst(name, title, ylabel string, runs []observRun, labels []stri
 	for i, r := range runs[1:] {
 		series = append(series, Series{Label: labels[i+1], Run: observSel(r), Base: observSel(runs[0]), Metric: Slowdown})
 	}
-	return Figure{Name: name, Title: title, YLabel: ylabel, Workloads: ObservUVMWorkloads,
+	return Figure{Name: name, Title: title, YLabel: ylabel, Workloads: ObservUVMWorkloads, SimilarScales: ObservUVMSimilarScales,
 		SpecsAt: func(w []string, scale float64) ([]sweep.Spec, error) { return observSpecs(w, scale, runs...) },
 		Series:  series, Summary: preferRows}
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/sweep"
 )
@@ -74,15 +75,105 @@ func TestObservUVMFigures(t *testing.T) {
 	}
 }
 
-// The budget rule: 100 observed regions at Table II's footprint, scaled.
+// The budget rule: the paper's 100 observed regions from the similar
+// footprint on, below it 100 at Table II's footprint, scaled.
 func TestObservBudgets(t *testing.T) {
 	gb := uint64(1 << 30)
 	for _, c := range []struct {
 		fp   uint64
 		want string
-	}{{10*gb + gb/10, "100"}, {gb, "10"}, {gb / 1000, "1"}} {
+	}{{10*gb + gb/10, "100"}, {gb, "100"}, {observSimilarFootprint, "100"}, {observSimilarFootprint - 1, "4"},
+		{gb / 10, "1"}, {gb / 1000, "1"}} {
 		if got := observBudgets("mm-tiled", c.fp)["uvm.observuvm.observed_regions"]; got != c.want {
 			t.Errorf("footprint %d: %s regions, want %s", c.fp, got, c.want)
 		}
 	}
+}
+
+// TestObservUVMSimilarScales: each scale is the smallest, to a hundredth,
+// whose footprint holds observSimilarRegions at observSimilarOver.
+func TestObservUVMSimilarScales(t *testing.T) {
+	fullOnly(t) // sets up 28 workloads at up to 57 times their default, 45 s
+	if len(ObservUVMSimilarScales) != len(ObservUVMWorkloads) {
+		t.Fatalf("%d similar scales for %d workloads", len(ObservUVMSimilarScales), len(ObservUVMWorkloads))
+	}
+	for _, w := range ObservUVMWorkloads {
+		s := ObservUVMSimilarScales[w]
+		fp, err := footprintAt(w, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		below, err := footprintAt(w, s-0.01)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fp < observSimilarFootprint || below >= observSimilarFootprint {
+			t.Errorf("%s: scale %.2f gives %d bytes and %.2f gives %d; the similar footprint is %d",
+				w, s, fp, s-0.01, below, observSimilarFootprint)
+		}
+	}
+}
+
+// TestObservUVMSimilarRuns: at --size similar every ObservUVM run is at
+// its workload's similar scale, ObservUVM's runs observe the paper's
+// regions, and exactly the observSampled workloads are truncated, in every
+// configuration, their baselines included.
+func TestObservUVMSimilarRuns(t *testing.T) {
+	f, err := Lookup("observuvm-fig9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := f.RunsAt(nil, SizeSimilar, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 4*len(ObservUVMWorkloads) {
+		t.Fatalf("%d runs, want %d", len(runs), 4*len(ObservUVMWorkloads))
+	}
+	for _, r := range runs {
+		if r.Scale != ObservUVMSimilarScales[r.Workload] {
+			t.Errorf("%s: scale %v, want %v", r.Label(), r.Scale, ObservUVMSimilarScales[r.Workload])
+		}
+		if n, ok := observSampled[r.Workload]; r.Sets["sample_workgroups"] != map[bool]string{true: strconv.Itoa(n)}[ok] {
+			t.Errorf("%s: sample_workgroups %q", r.Label(), r.Sets["sample_workgroups"])
+		}
+		if a := r.Sets["uvm.adaptive"]; a == "observuvm" && r.Sets["uvm.observuvm.observed_regions"] != "100" {
+			t.Errorf("%s: observes %q regions, want the paper's 100", r.Label(), r.Sets["uvm.observuvm.observed_regions"])
+		}
+	}
+}
+
+// TestObservUVMSampledBudget: each truncation is the smallest power of two
+// that brings its workload at the similar size under observSampledBudget
+// memory instructions (halving it would not).
+func TestObservUVMSampledBudget(t *testing.T) {
+	fullOnly(t) // counts 300 M instructions, 20 s
+	for w, n := range observSampled {
+		_, ks, err := setupAt(w, ObservUVMSimilarScales[w])
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Every workgroup of these kernels issues as many instructions, so
+		// one in n/2 issues twice one in n's, to a workgroup.
+		got := countInstructions(benchmarks.SampleWorkgroups(ks, n))
+		if float64(got) > observSampledBudget || 2*float64(got) <= observSampledBudget {
+			t.Errorf("%s: one workgroup in %d issues %d instructions, in %d about twice; the budget is %.0f", w, n, got, n/2, observSampledBudget)
+		}
+	}
+}
+
+// countInstructions counts ks' wavefront instructions without simulating.
+func countInstructions(ks []benchmarks.Kernel) int {
+	n := 0
+	var in benchmarks.Instruction
+	for _, k := range ks {
+		for wg := 0; wg < k.Workgroups; wg++ {
+			for wf := 0; wf < k.WavefrontsPerWorkgroup; wf++ {
+				for s := k.Wavefront(wg, wf, 0); s.Next(&in); {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }

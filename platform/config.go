@@ -26,6 +26,11 @@ type Config struct {
 	// The DNN-Mark workloads' im2col kernel: MGPUSim's gputensor
 	// im2col.cl (the OASIS lineage), or one work-item per column element.
 	Im2col string `yaml:"im2col" doc:"im2col kernel of i2c, c2d, lenet, vgg16, resnet18: mgpusim (MGPUSim gputensor im2col.cl: a work-item per column, looping over the C*k*k rows) | per-element (a work-item per column element, mgpu's kernel before)"`
+	// A truncation for kernels whose work grows faster than their
+	// footprint: the oversubscription figures run them at a footprint
+	// where the papers' counts hold, simulating one workgroup in N
+	// (benchmarks.SampleWorkgroups). No paper does this; 1 runs them all.
+	SampleWorkgroups int `yaml:"sample_workgroups" doc:"simulate one workgroup in N of every kernel, each in full, spread over the grid (1: all; the ObservUVM figures at --size similar truncate GEMM, SYRK, SYR2K, Hellinger and MM-tiled with it)"`
 	// Fully connected NVLink (OASIS/GRIT) or one NVSwitch.
 	Topology string `yaml:"topology" doc:"GPU interconnect: full | switch"`
 	// Host-side cost of a kernel launch. Not in the OASIS/GRIT papers
@@ -50,7 +55,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		GPUs: 4, PageSize: 4 * units.KB, Placement: "host", Distribution: "mgpusim", Im2col: benchmarks.Im2colMGPUSim,
-		Topology: "full", KernelLaunchNs: 5000,
+		SampleWorkgroups: 1, Topology: "full", KernelLaunchNs: 5000,
 		GPU: gpu.DefaultConfig(), GMMU: gmmu.DefaultConfig(), UVM: uvm.DefaultConfig(),
 		Link: interconnect.DefaultConfig(), Policy: pagepolicy.DefaultConfig(),
 	}

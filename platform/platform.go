@@ -172,6 +172,7 @@ func setupWorkload(w benchmarks.Workload, o Options, traits pagepolicy.Traits) (
 		if err != nil {
 			return nil, nil, fmt.Errorf("workload %s: %w", o.Workload, err)
 		}
+		kernels = benchmarks.SampleWorkgroups(kernels, c.SampleWorkgroups)
 		n := len(alloc.Objects())
 		if need := bits.Len(uint(n - 1)); need > tag.IDBits && tag.ConfigBit == 1 {
 			if need > objtable.MaxIDBits {

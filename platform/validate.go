@@ -24,6 +24,7 @@ var positiveCounts = []struct {
 	key string
 	get func(*Config) int
 }{
+	{"sample_workgroups", func(c *Config) int { return c.SampleWorkgroups }},
 	{"gpu.cus", func(c *Config) int { return c.GPU.CUs }},
 	{"gpu.wavefronts_per_cu", func(c *Config) int { return c.GPU.WavefrontsPerCU }},
 	{"gpu.l1tlb_entries", func(c *Config) int { return c.GPU.L1TLBEntries }},
