@@ -137,3 +137,25 @@ func TestObservUVMCounterThreshold(t *testing.T) {
 		t.Errorf("threshold 4: no observation hit: %v", r.PolicyStats)
 	}
 }
+
+// TestObservUVMMessageCost: every message between the driver and the
+// engine costs message_ns of driver time in its batch. The messages are
+// counted at every cost, and the run at a cost is slower than without
+// one, by more than nothing and at most the messages times the cost (the
+// batches' delays are serial at most).
+func TestObservUVMMessageCost(t *testing.T) {
+	runAt := func(ns float64) *Result {
+		c := observeConfig(1, 1.5, observuvm.Tournament, observuvm.ShallowTBP)
+		c.UVM.ObservUVM.MessageNs = ns
+		return mustRun(t, Options{Workload: "hotspot", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c})
+	}
+	free, paid := runAt(0), runAt(2000)
+	msgs := paid.PolicyStats["observuvm_messages"]
+	if free.PolicyStats["observuvm_messages"] == 0 || msgs == 0 {
+		t.Fatalf("no messages counted: %v, %v", free.PolicyStats["observuvm_messages"], msgs)
+	}
+	extra := paid.SimTimeNs - free.SimTimeNs
+	if extra <= 0 || extra > msgs*2000 {
+		t.Errorf("%v messages at 2000 ns made the run %.0f ns longer (%.0f vs %.0f): want (0, %.0f]", msgs, extra, paid.SimTimeNs, free.SimTimeNs, msgs*2000)
+	}
+}

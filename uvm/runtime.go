@@ -67,6 +67,13 @@ type Placer interface {
 	Place(launch any, invals [][]uvmproto.Inval) error
 }
 
+// A HostTimer is a runtime whose work costs the driver time in the batch
+// (ObservUVM's messages to and from its userspace engine): BatchNs is the
+// time since it was last asked, which delays the batch's resolution.
+type HostTimer interface {
+	BatchNs() float64
+}
+
 // EvictionDecorator is a runtime that wraps the eviction policy when GPU
 // memory is limited (UVMSmart's switch to tree eviction); o is what the
 // driver built ev from.

@@ -435,8 +435,14 @@ func (s *Service) service(now sim.VTimeInSec) {
 			s.failStep(r.FaultBatchDone(g, b.faults, now))
 		}
 	}
+	for _, r := range s.rts {
+		if h, ok := r.(HostTimer); ok {
+			lookup += h.BatchNs()
+		}
+	}
 	if lookup > 0 {
-		// The policy's lookups delay the batch's resolution.
+		// The policy's lookups, and the runtimes' host time, delay the
+		// batch's resolution.
 		b.invals = invals
 		b.phase = phaseDecided
 		b.servicedAt = now + sim.VTimeInSec(lookup*1e-9)

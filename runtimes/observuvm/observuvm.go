@@ -45,7 +45,10 @@ type observe struct {
 	// listed[r] == call marks the regions the current Victims call listed.
 	listed []uint32
 	call   uint32
-	stats  stats
+	// msgs are the messages between the driver and the engine since the
+	// batch's driver time was last taken (BatchNs).
+	msgs  uint64
+	stats stats
 }
 
 type regionOf struct {
@@ -60,6 +63,9 @@ type stats struct {
 	// PeerSampleMaps are faults of one GPU on another's armed sample,
 	// mapped remotely so that the sample stays on the host.
 	PeerSampleMaps uint64
+	// Messages are the driver-userspace messages, each costing
+	// observuvm.message_ns of driver time.
+	Messages uint64
 }
 
 // New makes the engine over the GPUs' prefetchers. shallow (FDP, TBP, AP)
@@ -183,6 +189,7 @@ func (o *observe) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []ui
 			break
 		}
 		o.listed[r] = o.call
+		o.msgs++ // the victim, read from the engine
 		lo, hi := o.regionPages(r)
 		for p := lo; p < hi; p++ {
 			if o.env.Ops.Table().Page(p).Copies&bit != 0 && !pinned(p) {
@@ -205,6 +212,7 @@ func (o oracleEvictor) Touch(g int, p uint64) { o.e.OnHit(g, p) }
 
 // fault tells the engine that a demand fault brought page to g.
 func (o *observe) fault(g int, page uint64) {
+	o.msgs++
 	o.acts = o.e.OnPageFault(g, page, o.acts)
 }
 
@@ -217,6 +225,7 @@ func (o *observe) prefetched(g int, pages []uint64) {
 		for ; i < len(pages) && o.geo.Region(pages[i]) == r; i++ {
 			blocks |= 1 << uint(o.geo.Block(pages[i]))
 		}
+		o.msgs++
 		o.acts = o.e.OnPrefetch(g, r, blocks, o.acts)
 	}
 }
@@ -234,6 +243,7 @@ func (o *observe) notified(g int, page uint64) {
 	if h := o.env.Ops.Table().Page(page).Owner; h != uvm.Host {
 		src = core.PeerSource(h)
 	}
+	o.msgs++
 	for i := 0; i < o.env.Config.ObservUVM.CounterThreshold; i++ {
 		o.acts = o.e.OnRemoteAccess(g, page, src, o.acts)
 	}
@@ -256,6 +266,7 @@ func (o *observe) evicted() {
 	for i := 0; i < len(o.left); i++ { // apply may empty more regions
 		l := o.left[i]
 		if o.resident[l.g][l.region] == 0 {
+			o.msgs++
 			o.acts = o.e.OnEviction(l.g, l.region, o.acts)
 		}
 	}
@@ -269,6 +280,7 @@ func (o *observe) apply(invals [][]uvmproto.Inval) {
 	t := o.env.Ops.Table()
 	for i := 0; i < len(o.acts); i++ {
 		a := o.acts[i]
+		o.msgs++ // the action, carried down
 		bit := uint64(1) << uint(a.GPU)
 		switch a.Kind {
 		case core.SampleOut:
@@ -414,13 +426,23 @@ func (w observePolicy) Decide(f pagepolicy.Fault, pg pagepolicy.Page) pagepolicy
 	return w.Policy.Decide(f, pg)
 }
 
+// BatchNs is the driver's time in messages with the engine since it was
+// last asked (uvm.HostTimer).
+func (o *observe) BatchNs() float64 {
+	n := o.msgs
+	o.stats.Messages += n
+	o.msgs = 0
+	return float64(n) * o.env.Config.ObservUVM.MessageNs
+}
+
 // Report adds ObservUVM's counts, summed over GPUs: the engine's, the
 // observer's and the driver's.
 func (o *observe) Report(r map[string]float64) {
 	m := map[string]uint64{"observuvm_samples_out": o.stats.SamplesOut, "observuvm_samples_in": o.stats.SamplesIn,
 		"observuvm_releases": o.stats.Releases, "observuvm_sample_pages_out": o.stats.SamplePagesOut,
 		"observuvm_sample_pages_in": o.stats.SamplePagesIn, "observuvm_region_prefetches": o.stats.RegionPrefetches,
-		"observuvm_region_pages": o.stats.RegionPages, "observuvm_peer_sample_maps": o.stats.PeerSampleMaps}
+		"observuvm_region_pages": o.stats.RegionPages, "observuvm_peer_sample_maps": o.stats.PeerSampleMaps,
+		"observuvm_messages": o.stats.Messages}
 	for g := range o.resident {
 		es, os := o.e.Stats(g), o.e.Observer().Stats(g)
 		for k, v := range map[string]uint64{"observuvm_notifications": es.Notifications, "observuvm_remote_accesses": es.RemoteAccesses,
