@@ -319,6 +319,11 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 			return badInput("--out: %v", err)
 		}
 	}
+	if *size != figures.SizeDefault {
+		if err := estimateFigure(stderr, fig.Name, *size, runs, *results, *jobs); err != nil {
+			return err
+		}
+	}
 	sum, err := executeInterruptibly(runs, *results, *jobs, stderr)
 	if err != nil {
 		return err
@@ -340,6 +345,55 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%d runs failed; their errors are in %s/*.failed.json", sum.Failed, *results)
 	}
 	return nil
+}
+
+// estimatedRate is the simulated memory instructions per CPU-second a
+// figure's estimate assumes: the middle of make bench's runs on this
+// machine, which range from 0.14 to 0.84 M (docs/performance.md).
+// Oversubscribed runs with many evictions are at the slow end.
+const estimatedRate = 0.3e6
+
+// estimateFigure says, before a figure at the paper's or a similar size
+// starts, how long its runs not yet in dir should take, so that a run of
+// hours is not a surprise, and that it resumes.
+func estimateFigure(w io.Writer, name, size string, runs []sweep.Run, dir string, jobs int) error {
+	type setup struct {
+		workload, size string
+		scale          float64
+		gpus, sample   int
+	}
+	seen := map[setup]float64{}
+	todo, instr := 0, 0.0
+	for _, r := range runs {
+		if _, err := os.Stat(sweep.ResultPath(dir, r)); err == nil {
+			continue
+		}
+		todo++
+		k := setup{r.Workload, r.Size, r.Scale, r.Config.GPUs, r.Config.SampleWorkgroups}
+		n, ok := seen[k]
+		if !ok {
+			var err error
+			if n, err = platform.EstimateInstructions(r.Options()); err != nil {
+				return inputError{fmt.Errorf("%s: %w", r.Label(), err)}
+			}
+			seen[k] = n
+		}
+		instr += n
+	}
+	cpu := instr / estimatedRate
+	fmt.Fprintf(w, "%s at --size %s: %d of %d runs to simulate, about %.2g G memory instructions: "+
+		"about %s of CPU at %.1f M per CPU-second (this machine's benchmarks: 0.14 to 0.84), "+
+		"%s with --jobs %d. Each run is kept in %s as it ends: stopped, the figure resumes there.\n",
+		name, size, todo, len(runs), instr/1e9, hours(cpu), estimatedRate/1e6, hours(cpu/float64(max(1, min(jobs, todo)))), jobs, dir)
+	return nil
+}
+
+// hours prints seconds as minutes or hours.
+func hours(sec float64) string {
+	if sec < 5400 {
+		return fmt.Sprintf("%.0f min", math.Ceil(sec/60))
+	}
+	return fmt.Sprintf("%.1f h", sec/3600)
 }
 
 // resultsOf returns the results of exactly these runs that exist in dir.

@@ -75,7 +75,11 @@ itself (gpus, seeds, ...): put those values in the spec's own list.
 			"statements in <name>-claims.csv: " + strings.Join(figures.CharNames(), ", ") + "; " + figures.CharAll + " builds them all.\n" +
 			"--size paper runs each workload at the paper's own input where it differs from\n" +
 			"mgpu's default (UVMMU's figures: UVMSmart's inputs; the OASIS figures' default is\n" +
-			"their paper's size); a figure without a size says which it has.",
+			"their paper's size); --size similar runs each at the smallest size where the paper's\n" +
+			"mechanisms see its counts (the ObservUVM figures: 449 MB, the five GEMM-like kernels\n" +
+			"truncated to one workgroup in N). A figure without a size says which it has. Before\n" +
+			"a paper or similar run starts, mgpu estimates how long its runs not yet kept will\n" +
+			"take; each run is kept as it ends, so an interrupted figure resumes.",
 		example: "mgpu figure fig15 --quick\n  mgpu figure uvmmu-fig4 --size paper --jobs 2",
 	},
 	"plot": {
