@@ -118,6 +118,11 @@ const (
 	EvictedPages
 	// Slowdown is the run's sim time over the baseline's.
 	Slowdown
+	// VictimsWhole and VictimBlocks are, of the run's victim chunks
+	// (uvm.eviction_census), the share with every 64 KB block accessed
+	// while resident and the mean share of blocks accessed.
+	VictimsWhole
+	VictimBlocks
 )
 
 // Series is one bar per application.
@@ -558,6 +563,24 @@ func pivot(labels []string, split func(label string) (row, col string), value fu
 
 var nan = func() float64 { var z float64; return z / z }()
 
+// victimShare is, of the victim chunks in hist (indexed by blocks
+// accessed), the share with every block accessed (whole) or the mean share
+// of blocks accessed; NaN without victims.
+func victimShare(hist []uint64, whole bool) float64 {
+	chunks, blocks := 0.0, 0.0
+	for k, n := range hist {
+		chunks += float64(n)
+		blocks += float64(k) * float64(n)
+	}
+	if chunks == 0 {
+		return nan
+	}
+	if whole {
+		return float64(hist[len(hist)-1]) / chunks
+	}
+	return blocks / chunks / float64(len(hist)-1)
+}
+
 func value(s Series, r, base *platform.Result) float64 {
 	if r == nil {
 		return nan
@@ -576,6 +599,8 @@ func value(s Series, r, base *platform.Result) float64 {
 		return share(r.Totals.L2MissAccessCounter)
 	case ShareDuplication:
 		return share(r.Totals.L2MissDuplication)
+	case VictimsWhole, VictimBlocks:
+		return victimShare(r.EvictedChunkBlocks, s.Metric == VictimsWhole)
 	}
 	if base == nil {
 		return nan

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/sweep"
 )
@@ -176,4 +177,47 @@ func countInstructions(ks []benchmarks.Kernel) int {
 		}
 	}
 	return n
+}
+
+// TestVictimShare: Fig. 5's two values from a victim histogram.
+func TestVictimShare(t *testing.T) {
+	for _, c := range []struct {
+		hist          []uint64
+		whole, blocks float64
+	}{
+		{[]uint64{0, 0, 0, 4}, 1, 1},
+		{[]uint64{1, 0, 0, 3}, 0.75, 0.75},
+		{[]uint64{0, 2, 2, 0}, 0, 0.5},
+	} {
+		if w, b := victimShare(c.hist, true), victimShare(c.hist, false); w != c.whole || b != c.blocks {
+			t.Errorf("%v: whole %v, blocks %v; want %v, %v", c.hist, w, b, c.whole, c.blocks)
+		}
+	}
+	if v := victimShare([]uint64{0, 0}, true); v == v {
+		t.Errorf("no victims: %v, want NaN", v)
+	}
+}
+
+// TestObservFig5: one census run of the stock driver per application, and
+// its table reads the runs' histograms.
+func TestObservFig5(t *testing.T) {
+	f, err := Lookup("observuvm-fig5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := mustRuns(t, f)
+	if len(runs) != len(ObservUVMWorkloads) {
+		t.Fatalf("%d runs, want %d", len(runs), len(ObservUVMWorkloads))
+	}
+	var res []*platform.Result
+	for _, r := range runs {
+		if r.Sets["uvm.eviction_census"] != "true" || r.Sets["uvm.adaptive"] != "" {
+			t.Errorf("%s: not the stock driver with the census", r.Label())
+		}
+		res = append(res, &platform.Result{Workload: r.Workload, Policy: r.Policy, GPUs: r.GPUs, Sets: r.Sets,
+			Config: r.Config, EvictedChunkBlocks: []uint64{1, 0, 3}})
+	}
+	if got := row(t, f.Reduce(res), "mm-tiled"); got[0] != 0.75 || got[1] != 0.75 {
+		t.Errorf("mm-tiled: %v, want [0.75 0.75]", got)
+	}
 }

@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -157,5 +158,41 @@ func TestObservUVMMessageCost(t *testing.T) {
 	extra := paid.SimTimeNs - free.SimTimeNs
 	if extra <= 0 || extra > msgs*2000 {
 		t.Errorf("%v messages at 2000 ns made the run %.0f ns longer (%.0f vs %.0f): want (0, %.0f]", msgs, extra, paid.SimTimeNs, free.SimTimeNs, msgs*2000)
+	}
+}
+
+// TestEvictionCensus: the census (ObservUVM Fig. 5) only measures. A run
+// with it is the run without it, byte for byte but for the histogram,
+// which counts at least one victim chunk per chunk's worth of evictions,
+// and every entry of it is a count of blocks from 0 to a chunk's 32.
+func TestEvictionCensus(t *testing.T) {
+	for _, adaptive := range []string{uvm.AdaptiveNone, uvm.AdaptiveObservUVM} {
+		c := observeConfig(1, 1.5, observuvm.Tournament, observuvm.ShallowTBP)
+		c.UVM.Adaptive = adaptive
+		off := mustRun(t, Options{Workload: "hotspot", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c})
+		c.UVM.EvictionCensus = true
+		on := mustRun(t, Options{Workload: "hotspot", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c})
+		if len(on.EvictedChunkBlocks) != 33 || off.EvictedChunkBlocks != nil {
+			t.Fatalf("%s: histogram %v with the census, %v without", adaptive, on.EvictedChunkBlocks, off.EvictedChunkBlocks)
+		}
+		chunks := uint64(0)
+		for _, n := range on.EvictedChunkBlocks {
+			chunks += n
+		}
+		perChunk := uint64(2<<20) / uint64(c.PageSize)
+		if chunks == 0 || chunks < on.Totals.Evictions/perChunk {
+			t.Errorf("%s: %d victim chunks counted for %d evicted pages", adaptive, chunks, on.Totals.Evictions)
+		}
+		on.EvictedChunkBlocks, on.Config.UVM.EvictionCensus = nil, false
+		var a, b bytes.Buffer
+		if err := off.WriteJSON(&a); err != nil {
+			t.Fatal(err)
+		}
+		if err := on.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		if a.String() != b.String() {
+			t.Errorf("%s: the census changed the run", adaptive)
+		}
 	}
 }

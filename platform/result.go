@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/interconnect"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/stats"
@@ -174,6 +175,10 @@ type Result struct {
 	// PolicyHistory lists every change of an object's policy, in time
 	// order (OASIS).
 	PolicyHistory []pagepolicy.PolicyChange `json:"policy_history,omitempty"`
+	// EvictedChunkBlocks counts victim chunks by how many of their 64 KB
+	// blocks were accessed, 0 to all (uvm.eviction_census; ObservUVM
+	// Fig. 5).
+	EvictedChunkBlocks []uint64 `json:"evicted_chunk_blocks,omitempty"`
 
 	wall time.Duration
 }
@@ -193,6 +198,9 @@ func (s *System) result() *Result {
 	}
 	rep := s.driver.Policy().Report()
 	r.PolicyStats, r.PolicyHistory = rep.Stats, rep.History
+	if c, ok := s.driver.Evictor().(*eviction.Census); ok {
+		r.EvictedChunkBlocks = c.Histogram()
+	}
 	for k, v := range s.driver.Service().Report() {
 		if r.PolicyStats == nil {
 			r.PolicyStats = map[string]float64{}

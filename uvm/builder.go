@@ -216,6 +216,9 @@ func (b Builder) BuildService() (*Service, error) {
 				}
 			}
 		}
+		if b.cfg.EvictionCensus {
+			ev = eviction.NewCensus(ev, o)
+		}
 		s.capacity, s.evictor = b.capacity, ev
 		s.table.Observe(ev)
 		s.pinned = make([]uint64, b.pages)

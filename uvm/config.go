@@ -80,6 +80,10 @@ type Config struct {
 	Eviction string `yaml:"eviction" doc:"eviction policy: lrm-2mb (NVIDIA driver default) | lru-4kb (oracle) | lru-2mb | lfu-2mb | random-4kb (UVMSmart) | sequential-local | tbn | linear-random (UVMMU) | nru"`
 	// The unit the lrm-2mb policy evicts: the driver's root chunk.
 	EvictionChunk units.Bytes `yaml:"eviction_chunk" doc:"lrm-2mb chunk size in bytes (NVIDIA root chunk: 2MB)"`
+	// EvictionCensus measures how many 64 KB blocks of each victim chunk
+	// were accessed (ObservUVM Fig. 5, eviction.Census). It costs a call
+	// per accessed page, so it is off unless a figure asks.
+	EvictionCensus bool `yaml:"eviction_census" doc:"count the accessed 64KB blocks of each victim chunk (ObservUVM Fig. 5; result evicted_chunk_blocks); costs a call per access"`
 	// Host DRAM time of a zero-copy line access (a GPU reading or writing
 	// a page that stays on the host, over PCIe). No paper gives it; 100 ns
 	// is the host memory latency policy.host_mem_ns uses for OASIS-InMem.
