@@ -48,3 +48,19 @@ func SampledWorkgroups(w, n int) int {
 	}
 	return q
 }
+
+// EachInstruction passes every instruction of every wavefront of ks to fn,
+// kernel by kernel, workgroup by workgroup, without simulating (as GPU 0
+// would see them): for counting and checking what kernels touch.
+func EachInstruction(ks []Kernel, fn func(in *Instruction)) {
+	var in Instruction
+	for _, k := range ks {
+		for wg := 0; wg < k.Workgroups; wg++ {
+			for wf := 0; wf < k.WavefrontsPerWorkgroup; wf++ {
+				for s := k.Wavefront(wg, wf, 0); s.Next(&in); {
+					fn(&in)
+				}
+			}
+		}
+	}
+}

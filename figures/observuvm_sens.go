@@ -308,18 +308,10 @@ func counterCapModel(workload string, capacity int) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var in benchmarks.Instruction
-	for _, k := range ks {
-		for wg := 0; wg < k.Workgroups; wg++ {
-			for wf := 0; wf < k.WavefrontsPerWorkgroup; wf++ {
-				s := k.Wavefront(wg, wf, 0)
-				for s.Next(&in) {
-					for l := 0; l < in.Lanes; l++ {
-						u.Access(objtable.Strip(in.Addr[l])/page, observuvm.HostSource())
-					}
-				}
-			}
+	benchmarks.EachInstruction(ks, func(in *benchmarks.Instruction) {
+		for l := 0; l < in.Lanes; l++ {
+			u.Access(objtable.Strip(in.Addr[l])/page, observuvm.HostSource())
 		}
-	}
+	})
 	return u.Stats().Notifications, nil
 }

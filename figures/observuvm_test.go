@@ -166,16 +166,7 @@ func TestObservUVMSampledBudget(t *testing.T) {
 // countInstructions counts ks' wavefront instructions without simulating.
 func countInstructions(ks []benchmarks.Kernel) int {
 	n := 0
-	var in benchmarks.Instruction
-	for _, k := range ks {
-		for wg := 0; wg < k.Workgroups; wg++ {
-			for wf := 0; wf < k.WavefrontsPerWorkgroup; wf++ {
-				for s := k.Wavefront(wg, wf, 0); s.Next(&in); {
-					n++
-				}
-			}
-		}
-	}
+	benchmarks.EachInstruction(ks, func(*benchmarks.Instruction) { n++ })
 	return n
 }
 

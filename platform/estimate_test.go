@@ -29,16 +29,7 @@ func TestEstimateInstructions(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := 0
-			var in benchmarks.Instruction
-			for _, k := range ks {
-				for wg := 0; wg < k.Workgroups; wg++ {
-					for wf := 0; wf < k.WavefrontsPerWorkgroup; wf++ {
-						for s := k.Wavefront(wg, wf, 0); s.Next(&in); {
-							want++
-						}
-					}
-				}
-			}
+			benchmarks.EachInstruction(ks, func(*benchmarks.Instruction) { want++ })
 			if d := got/float64(want) - 1; d > 0.01 || d < -0.01 || want == 0 {
 				t.Errorf("%s, one workgroup in %d: estimate %.0f, count %d", w, sample, got, want)
 			}

@@ -42,22 +42,14 @@ func TestSampleWorkgroupsTouchesEveryPage(t *testing.T) {
 // pagesOf is the pages ks touch and write, and their instruction count.
 func pagesOf(ks []benchmarks.Kernel, page uint64) (touched, written map[uint64]bool, instr int) {
 	touched, written = map[uint64]bool{}, map[uint64]bool{}
-	var in benchmarks.Instruction
-	for _, k := range ks {
-		for wg := 0; wg < k.Workgroups; wg++ {
-			for wf := 0; wf < k.WavefrontsPerWorkgroup; wf++ {
-				s := k.Wavefront(wg, wf, 0)
-				for s.Next(&in) {
-					instr++
-					for _, a := range in.Addr[:in.Lanes] {
-						touched[a/page] = true
-						if in.Write {
-							written[a/page] = true
-						}
-					}
-				}
+	benchmarks.EachInstruction(ks, func(in *benchmarks.Instruction) {
+		instr++
+		for _, a := range in.Addr[:in.Lanes] {
+			touched[a/page] = true
+			if in.Write {
+				written[a/page] = true
 			}
 		}
-	}
+	})
 	return touched, written, instr
 }
