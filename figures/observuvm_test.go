@@ -76,15 +76,14 @@ func TestObservUVMFigures(t *testing.T) {
 	}
 }
 
-// The budget rule: the paper's 100 observed regions from the similar
-// footprint on, below it 100 at Table II's footprint, scaled.
+// The budget rule: 100 observed regions at Table II's footprint, scaled,
+// at the similar size too.
 func TestObservBudgets(t *testing.T) {
 	gb := uint64(1 << 30)
 	for _, c := range []struct {
 		fp   uint64
 		want string
-	}{{10*gb + gb/10, "100"}, {gb, "100"}, {observSimilarFootprint, "100"}, {observSimilarFootprint - 1, "4"},
-		{gb / 10, "1"}, {gb / 1000, "1"}} {
+	}{{10*gb + gb/10, "100"}, {gb, "10"}, {observSimilarFootprint, "4"}, {gb / 10, "1"}, {gb / 1000, "1"}} {
 		if got := observBudgets("mm-tiled", c.fp)["uvm.observuvm.observed_regions"]; got != c.want {
 			t.Errorf("footprint %d: %s regions, want %s", c.fp, got, c.want)
 		}
@@ -116,8 +115,8 @@ func TestObservUVMSimilarScales(t *testing.T) {
 }
 
 // TestObservUVMSimilarRuns: at --size similar every ObservUVM run is at
-// its workload's similar scale, ObservUVM's runs observe the paper's
-// regions, and exactly the observSampled workloads are truncated, in every
+// its workload's similar scale with its budgets scaled to its footprint,
+// and exactly the observSampled workloads are truncated, in every
 // configuration, their baselines included.
 func TestObservUVMSimilarRuns(t *testing.T) {
 	f, err := Lookup("observuvm-fig9")
@@ -131,6 +130,7 @@ func TestObservUVMSimilarRuns(t *testing.T) {
 	if len(runs) != 4*len(ObservUVMWorkloads) {
 		t.Fatalf("%d runs, want %d", len(runs), 4*len(ObservUVMWorkloads))
 	}
+	fps := map[string]uint64{}
 	for _, r := range runs {
 		if r.Scale != ObservUVMSimilarScales[r.Workload] {
 			t.Errorf("%s: scale %v, want %v", r.Label(), r.Scale, ObservUVMSimilarScales[r.Workload])
@@ -138,8 +138,15 @@ func TestObservUVMSimilarRuns(t *testing.T) {
 		if n, ok := observSampled[r.Workload]; r.Sets["sample_workgroups"] != map[bool]string{true: strconv.Itoa(n)}[ok] {
 			t.Errorf("%s: sample_workgroups %q", r.Label(), r.Sets["sample_workgroups"])
 		}
-		if a := r.Sets["uvm.adaptive"]; a == "observuvm" && r.Sets["uvm.observuvm.observed_regions"] != "100" {
-			t.Errorf("%s: observes %q regions, want the paper's 100", r.Label(), r.Sets["uvm.observuvm.observed_regions"])
+		fp, ok := fps[r.Workload]
+		if !ok {
+			if fp, err = footprintAt(r.Workload, r.Scale); err != nil {
+				t.Fatal(err)
+			}
+			fps[r.Workload] = fp
+		}
+		if want := strconv.Itoa(observScaled(r.Workload, fp, 100)); r.Sets["uvm.adaptive"] == "observuvm" && r.Sets["uvm.observuvm.observed_regions"] != want {
+			t.Errorf("%s: observes %q regions, want %s", r.Label(), r.Sets["uvm.observuvm.observed_regions"], want)
 		}
 	}
 }
