@@ -16,7 +16,6 @@ type Census struct {
 	// since the chunk last emptied; resident counts its pages there.
 	accessed [][]uint64
 	resident [][]int32
-	listed   []uint64 // chunks counted by the current Victims call
 	hist     []uint64
 }
 
@@ -63,14 +62,12 @@ func (c *Census) Removed(g int, p uint64) {
 func (c *Census) Victims(g, n int, pinned func(p uint64) bool, dst []uint64) []uint64 {
 	start := len(dst)
 	dst = c.Policy.Victims(g, n, pinned, dst)
-	c.listed = c.listed[:0]
+	last := ^uint64(0) // a chunk's victims come together
 	for _, p := range dst[start:] {
-		ch := p / c.pagesPerChunk
-		if len(c.listed) > 0 && c.listed[len(c.listed)-1] == ch {
-			continue
+		if ch := p / c.pagesPerChunk; ch != last {
+			last = ch
+			c.hist[bits.OnesCount64(c.accessed[g][ch])]++
 		}
-		c.listed = append(c.listed, ch)
-		c.hist[bits.OnesCount64(c.accessed[g][ch])]++
 	}
 	return dst
 }

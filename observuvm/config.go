@@ -168,7 +168,7 @@ type Config struct {
 	// records of 128 B a second through one consumer core, 22 ns each
 	// (cilium/ebpf's ringbuf zero-copy benchmark), and about as much to
 	// produce; 50 ns. (Whole probes, kprobes included, cost 100-500 ns;
-	// at 300 ns the messages were 13-20% of TM's time at the similar size,
+	// at 300 ns the messages were 10-20% of TM's time at the similar size,
 	// far from the paper's 1.8%.) The userspace engine's own work runs on
 	// another core and is not charged.
 	MessageNs float64 `yaml:"message_ns" doc:"driver time per driver-userspace message in ns, serial in the batch (paper: 1.8% of run time in total; per message silent; chosen 50: a BPF ring buffer record, 22 ns to consume and as much to produce)"`

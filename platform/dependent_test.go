@@ -67,6 +67,7 @@ var dependentCases = []struct {
 	{"UVMMU key, software handling", []string{"uvm.uvmmu.dcq_entries=32"}, "uvm.uvmmu.dcq_entries", `uvm.fault_handling = "software"`},
 	{"host cost, hardware handling", []string{"uvm.fault_handling=hardware", "uvm.per_fault_ns=2000"}, "uvm.per_fault_ns", `uvm.fault_handling = "hardware"`},
 	{"host threads, hardware handling", []string{"uvm.fault_handling=hardware", "uvm.host_threads=4"}, "uvm.host_threads", `uvm.fault_handling = "hardware"`},
+	{"census, hardware handling", []string{"uvm.fault_handling=hardware", "uvm.eviction_census=true"}, "uvm.eviction_census", `uvm.fault_handling = "hardware"`},
 	{"per-fault charge, host threads", []string{"uvm.per_fault_charge=new-pages"}, "uvm.per_fault_charge", `uvm.host_threads = 16`},
 	{"thrashing key, thrashing off", []string{"uvm.thrashing_threshold=5"}, "uvm.thrashing_threshold", "uvm.thrashing = false"},
 	{"eviction under ObservUVM", []string{"uvm.prefetch.policy=tbn", "uvm.adaptive=observuvm", "uvm.eviction=lru-4kb"}, "uvm.eviction", `uvm.adaptive = "observuvm"`},
