@@ -9,28 +9,19 @@ package benchmarks
 // cycling through the block, so that a 2-D grid's kept workgroups fall in
 // every column as well as every row of blocks, and every page the full
 // grid touches is still touched when a page spans n workgroups' tiles.
-// The kernels keep their order, their objects and their wavefronts; each
-// kept workgroup does all its work. Declared accesses scale by the kept
-// share.
+// The kernels keep their order, their objects, their wavefronts and their
+// declared accesses (which describe the whole grid, FullWorkgroups); each
+// kept workgroup does all its work.
 func SampleWorkgroups(ks []Kernel, n int) []Kernel {
 	if n <= 1 {
 		return ks
 	}
 	out := make([]Kernel, len(ks))
 	for i, k := range ks {
-		kept := SampledWorkgroups(k.Workgroups, n)
-		share := float64(kept) / float64(max(k.Workgroups, 1))
 		wave := k.Wavefront
 		k.Wavefront = func(wg, wf, gpu int) Stream { return wave(wg*n+wg%n, wf, gpu) }
-		k.Workgroups = kept
-		if k.Access != nil {
-			acc := make([]Access, len(k.Access))
-			copy(acc, k.Access)
-			for j := range acc {
-				acc[j].Accesses *= share
-			}
-			k.Access = acc
-		}
+		k.FullWorkgroups = k.Grid()
+		k.Workgroups = SampledWorkgroups(k.Workgroups, n)
 		out[i] = k
 	}
 	return out

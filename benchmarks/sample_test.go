@@ -29,11 +29,12 @@ func TestSampleWorkgroups(t *testing.T) {
 				t.Fatalf("w=%d n=%d: kept workgroup %d is %d, not in block %d", tc.w, tc.n, i, g, i)
 			}
 		}
-		if share := float64(want) / float64(tc.w); s.Access[0].Accesses != 100*share {
-			t.Errorf("w=%d n=%d: accesses %v, want %v", tc.w, tc.n, s.Access[0].Accesses, 100*share)
+		if s.Access[0].Accesses != 100 || s.Grid() != tc.w {
+			t.Errorf("w=%d n=%d: declared accesses %v over a grid of %d, want the whole grid's 100 over %d",
+				tc.w, tc.n, s.Access[0].Accesses, s.Grid(), tc.w)
 		}
-		if k.Access[0].Accesses != 100 {
-			t.Errorf("w=%d n=%d: the original kernel's accesses changed", tc.w, tc.n)
+		if k.FullWorkgroups != 0 || k.Workgroups != tc.w {
+			t.Errorf("w=%d n=%d: the original kernel changed", tc.w, tc.n)
 		}
 	}
 }

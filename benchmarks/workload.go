@@ -75,9 +75,17 @@ type Kernel struct {
 	PerDevice bool
 	// Access is what the workload declares about how the launch touches
 	// its objects (Access), at most one per argument; nil when it
-	// declares none.
+	// declares none. It describes the whole grid, even when
+	// SampleWorkgroups has truncated it: SUV plans from the program.
 	Access []Access
+	// FullWorkgroups is the whole grid's workgroups when SampleWorkgroups
+	// has truncated it (Workgroups is then what runs); 0 otherwise.
+	FullWorkgroups int
 }
+
+// Grid is the kernel's whole grid: Workgroups, or FullWorkgroups when
+// truncated.
+func (k *Kernel) Grid() int { return max(k.Workgroups, k.FullWorkgroups) }
 
 // Params carry the run-level knobs a workload sizes itself from.
 type Params struct {

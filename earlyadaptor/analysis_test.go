@@ -312,3 +312,30 @@ func TestDrivesPrefetchTree(t *testing.T) {
 		t.Errorf("tree thresholds %d %d, want 75 100", tree.Threshold(0), tree.Threshold(1))
 	}
 }
+
+// Fig. 12's short-term test compares a block with 10x the mean of the
+// blocks faulting in the window, itself included, so it can pass only
+// when more than 10 blocks fault there, however large the block's burst:
+// the count the figures' similar size is chosen to reach. The analysis
+// counts those blocks (ShortBlocks) and the long window's (LongBlocks).
+func TestShortTestNeedsElevenBlocks(t *testing.T) {
+	for n := uint64(1); n <= 14; n++ {
+		cfg := DefaultConfig()
+		cfg.Reading = ShortFirst
+		ctl, _ := newCtl(t, cfg, 16, 64)
+		must(t, ctl.OnEvict(0, 1))
+		events := cat([]ev{{50, 0, 1 << 20}}, many(1, n, 1, 50), []ev{{10, 15, 1}}) // block 15: long window only
+		for _, e := range events {
+			fault(t, ctl, e.ms*1e6, e.vb, e.k)
+		}
+		must(t, ctl.Tick(60e6))
+		st := ctl.Stats()
+		if fired := st.Decreases > 0; fired != (n > 10) {
+			t.Errorf("%d blocks faulting: short test fired %v, want %v", n, fired, n > 10)
+		}
+		if st.Evaluations != 1 || st.ShortBlocks != n || st.LongBlocks != n+1 {
+			t.Errorf("%d blocks faulting: evaluations %d, short blocks %d, long %d; want 1, %d, %d",
+				n, st.Evaluations, st.ShortBlocks, st.LongBlocks, n, n+1)
+		}
+	}
+}

@@ -44,6 +44,8 @@ type Stats struct {
 	Evaluations    uint64  // benefit analyses run
 	RiskSignals    uint64  // analyses that found a thrashing risk
 	RiskyVABlocks  uint64  // consistently faulting VA blocks at the last analysis
+	ShortBlocks    uint64  // VA blocks with a fault in the short window, summed over analyses
+	LongBlocks     uint64  // VA blocks with a fault in the long window, summed over analyses
 	BulkSets       uint64  // SetAllThresholds calls
 	Changes        uint64  // SetThreshold calls (a block's threshold changed)
 	Decreases      uint64  // Fig. 12 "decreased by 25%" outcomes

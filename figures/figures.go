@@ -158,6 +158,17 @@ type Figure struct {
 	PaperScales, SimilarScales map[string]float64
 }
 
+// sized gives each of figs that runs exactly workloads the paper's and the
+// similar size's scales (either may be nil).
+func sized(workloads []string, paper, similar map[string]float64, figs []Figure) []Figure {
+	for i := range figs {
+		if slices.Equal(figs[i].Workloads, workloads) {
+			figs[i].PaperScales, figs[i].SimilarScales = paper, similar
+		}
+	}
+	return figs
+}
+
 // The sizes a figure runs at (mgpu figure --size).
 const (
 	// SizeDefault is every workload at scale 1.

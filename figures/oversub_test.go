@@ -430,3 +430,43 @@ func TestUVMMUPaperScalesAreUVMSmartInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestEASimilarRuns: at --size similar every Early-Adaptor figure run is
+// at its workload's similar scale (a power of two from 1 to 4), and the
+// Early-Adaptor runs' windows are scaled by that footprint.
+func TestEASimilarRuns(t *testing.T) {
+	f, err := Lookup("ea-fig13")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := f.RunsAt(nil, SizeSimilar, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 8*len(EAWorkloads) {
+		t.Fatalf("%d runs, want %d", len(runs), 8*len(EAWorkloads))
+	}
+	for _, r := range runs {
+		want := EASimilarScales[r.Workload]
+		if want != 1 && want != 2 && want != 4 {
+			t.Errorf("%s: similar scale %g is not a power of two up to 4", r.Workload, want)
+		}
+		if r.Scale != want {
+			t.Errorf("%s at scale %g, want %g", r.Workload, r.Scale, want)
+		}
+		w, ok := r.Sets["uvm.ea.long_window_ns"]
+		if !ok {
+			continue
+		}
+		fp, err := footprintAt(r.Workload, r.Scale)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := eaWindows(r.Workload, fp)["uvm.ea.long_window_ns"]; w != want {
+			t.Errorf("%s: long window %s ns, want %s for its footprint %d", r.Workload, w, want, fp)
+		}
+	}
+	if p := EAPaperScales(); p["rbfs"] != 256 || p["2dconv"] != 32 {
+		t.Errorf("paper scales %v: want EA's Table II (rbfs 256, the others 32)", p)
+	}
+}

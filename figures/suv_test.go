@@ -1,9 +1,11 @@
 package figures
 
 import (
+	"math"
 	"strconv"
 	"testing"
 
+	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/sweep"
 )
@@ -70,6 +72,124 @@ func TestSUVFigures(t *testing.T) {
 					t.Errorf("%s %s: %v, want %v", name, app, r, want)
 					break
 				}
+			}
+		}
+	}
+}
+
+// TestSUVSimilarScales: each SUV workload's similar scale is the smallest
+// power of two (or its paper scale, if smaller) at which the shares of
+// SUV's classes among its (launch, object) pairs are within
+// suvSimilarTolerance of their shares at its paper scale.
+func TestSUVSimilarScales(t *testing.T) {
+	fullOnly(t) // sets up fifteen workloads at up to their paper size: minutes
+	if len(SUVSimilarScales) != len(SUVWorkloads) {
+		t.Fatalf("%d similar scales for %d workloads", len(SUVSimilarScales), len(SUVWorkloads))
+	}
+	for _, w := range SUVWorkloads {
+		s, p := SUVSimilarScales[w], SUVPaperScales[w]
+		paper, err := suvClassShares(w, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at, err := suvClassShares(w, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !suvSharesClose(at, paper, suvSimilarTolerance) {
+			t.Errorf("%s: at scale %g the class shares are %v, at the paper's %g %v", w, s, at, p, paper)
+		}
+		if s == 1 {
+			continue
+		}
+		below := math.Exp2(math.Ceil(math.Log2(s)) - 1)
+		under, err := suvClassShares(w, below)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if suvSharesClose(under, paper, suvSimilarTolerance) {
+			t.Errorf("%s: scale %g is already within %g of the paper's shares (%v against %v)", w, below, suvSimilarTolerance, under, paper)
+		}
+	}
+}
+
+// TestSUVSampledBudget: at its similar scale every SUV application issues
+// at most observSampledBudget memory instructions, and each truncated one
+// (suvSampled) is at one workgroup in the smallest power of two that does.
+func TestSUVSampledBudget(t *testing.T) {
+	fullOnly(t) // counts about 900 M instructions, a minute or two
+	for _, w := range SUVWorkloads {
+		_, ks, err := setupAt(w, SUVSimilarScales[w])
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := max(suvSampled[w], 1)
+		if got := countInstructions(benchmarks.SampleWorkgroups(ks, n)); float64(got) > observSampledBudget {
+			t.Errorf("%s: one workgroup in %d issues %d instructions; the budget is %.0f", w, n, got, observSampledBudget)
+		}
+		if n == 1 {
+			continue
+		}
+		if got := countInstructions(benchmarks.SampleWorkgroups(ks, n/2)); float64(got) <= observSampledBudget {
+			t.Errorf("%s: one workgroup in %d already issues %d instructions, within the budget %.0f", w, n/2, got, observSampledBudget)
+		}
+	}
+}
+
+// TestSUVSimilarRuns: at --size similar each SUV run is at its workload's
+// similar scale, and exactly the suvSampled workloads are truncated, in
+// every configuration; at the default size none is.
+func TestSUVSimilarRuns(t *testing.T) {
+	f, err := Lookup("suv-fig5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []string{SizeSimilar, SizeDefault} {
+		runs, err := f.RunsAt(nil, size, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != 8*len(SUVWorkloads) {
+			t.Fatalf("%s: %d runs, want %d", size, len(runs), 8*len(SUVWorkloads))
+		}
+		for _, r := range runs {
+			want, n := 1.0, ""
+			if size == SizeSimilar {
+				want = SUVSimilarScales[r.Workload]
+				if k, ok := suvSampled[r.Workload]; ok {
+					n = strconv.Itoa(k)
+				}
+			}
+			if r.Scale != want || r.Sets["sample_workgroups"] != n {
+				t.Errorf("%s: %s at scale %g with sample_workgroups %q, want %g and %q", size, r.Workload, r.Scale, r.Sets["sample_workgroups"], want, n)
+			}
+		}
+	}
+}
+
+// TestPaperScales: at its paper scale each ObservUVM and SUV workload's
+// footprint is its paper's (Table II, Table I) within 2%. rbfs is left
+// out: its graph is generated at set-up, gigabytes and minutes at these
+// sizes.
+func TestPaperScales(t *testing.T) {
+	fullOnly(t)
+	for _, c := range []struct {
+		scales map[string]float64
+		bytes  func(w string) float64
+	}{
+		{ObservUVMPaperScales, func(w string) float64 { return observFootprintGB[w] * (1 << 30) }},
+		{SUVPaperScales, func(w string) float64 { return suvTableIMB[w] * (1 << 20) }},
+	} {
+		for w, s := range c.scales {
+			if w == "rbfs" {
+				continue
+			}
+			fp, err := footprintAt(w, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := float64(fp) / c.bytes(w); math.Abs(r-1) > 0.02 {
+				t.Errorf("%s at scale %g: %d bytes, %.3f of the paper's", w, s, fp, r)
 			}
 		}
 	}

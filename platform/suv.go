@@ -55,7 +55,7 @@ func (h *suvHints) launch(i int, k *benchmarks.Kernel) *suvrt.Launch {
 		return l
 	}
 	conc := h.concurrent(k)
-	share := float64(k.Workgroups) / float64(h.gpus)
+	share := float64(k.Grid()) / float64(h.gpus) // the program's grid, truncated or not
 	wss := float64(conc) <= h.fraction*share
 	for _, a := range k.Access {
 		l.Hints = append(l.Hints, suvHint(name[a.Object], a, int64(h.alloc.Object(a.Object).Size), conc, wss))
@@ -114,4 +114,37 @@ func checkSUV(c Config, w benchmarks.Workload, hints func() error) error {
 		return fmt.Errorf("uvm.adaptive=%s plans from the hints a workload declares, and %s declares none: workloads with SUV hints are %v", c.UVM.Adaptive, w.Info().Name, ok)
 	}
 	return hints()
+}
+
+// SUVClasses are the classes Algorithm 1 acts on for each object of each
+// launch of the run o describes, from the hints the workload declares,
+// without simulating it: the objects SUV would treat as Temporal,
+// Iterative, Density or Unknown at that size. The figures' similar size
+// is where they are the classes at the paper's size.
+func SUVClasses(o Options) ([]map[string]suv.Class, error) {
+	o, w, traits, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	alloc, kernels, err := setupWorkload(w, o, traits)
+	if err != nil {
+		return nil, err
+	}
+	c := o.Config
+	h := &suvHints{alloc: alloc, page: uint64(c.PageSize), gpus: c.GPUs, cus: c.GPU.CUs, slots: c.GPU.WavefrontsPerCU,
+		fraction: c.UVM.SUV.ConcurrentFraction}
+	sc := c.UVM.SUV.ForPageSize(c.PageSize)
+	out := make([]map[string]suv.Class, len(kernels))
+	for i := range kernels {
+		l := h.launch(i, &kernels[i])
+		out[i] = map[string]suv.Class{}
+		for _, hint := range l.Hints {
+			for j, obj := range l.Objects {
+				if obj.Name == hint.Object {
+					out[i][hint.Object] = suv.Classify(sc, hint, l.Objects[j].Bytes)
+				}
+			}
+		}
+	}
+	return out, nil
 }

@@ -69,6 +69,7 @@ func (r *Runtime) Report(m map[string]float64) {
 		st := c.Stats()
 		uvm.AddCounts(m, map[string]uint64{"ea_detections": st.Detections, "ea_evaluations": st.Evaluations,
 			"ea_risk_signals": st.RiskSignals, "ea_threshold_changes": st.Changes, "ea_decreases": st.Decreases,
-			"ea_disables": st.Disables, "ea_enables": st.Enables, "ea_blocks_disabled": st.BlocksDisabled})
+			"ea_disables": st.Disables, "ea_enables": st.Enables, "ea_blocks_disabled": st.BlocksDisabled,
+			"ea_short_blocks": st.ShortBlocks, "ea_long_blocks": st.LongBlocks})
 	}
 }
