@@ -10,15 +10,11 @@ import "github.com/mgpu-sim/mgpu/benchmarks"
 // nearly exact. It sets the workload up, which takes a second or more for
 // large generated inputs (graphs).
 func EstimateInstructions(o Options) (float64, error) {
-	o, w, traits, err := o.resolve()
+	u, err := o.setUp()
 	if err != nil {
 		return 0, err
 	}
-	_, kernels, err := setupWorkload(w, o, traits)
-	if err != nil {
-		return 0, err
-	}
-	return estimateKernels(kernels), nil
+	return estimateKernels(u.kernels), nil
 }
 
 // estimateSamples is how many wavefronts of a kernel EstimateInstructions

@@ -156,6 +156,28 @@ func (o observers) Access(g int, page uint64, write bool, target int) {
 // configuration bit 1, or no tag at all for a policy that wants untagged
 // pointers (OASIS-InMem). The policy sees the objects once the driver has
 // built it (System.build).
+// setUp is a run's workload, validated and set up, before the checks of
+// its set-up: what Build, EstimateInstructions and SUVClasses start from.
+type setUp struct {
+	o       Options
+	w       benchmarks.Workload
+	traits  pagepolicy.Traits
+	alloc   *objtable.Allocator
+	kernels []benchmarks.Kernel
+}
+
+func (o Options) setUp() (setUp, error) {
+	o, w, traits, err := o.resolve()
+	if err != nil {
+		return setUp{}, err
+	}
+	alloc, kernels, err := setupWorkload(w, o, traits)
+	if err != nil {
+		return setUp{}, err
+	}
+	return setUp{o, w, traits, alloc, kernels}, nil
+}
+
 func setupWorkload(w benchmarks.Workload, o Options, traits pagepolicy.Traits) (*objtable.Allocator, []benchmarks.Kernel, error) {
 	c := o.Config
 	tag := objtable.Tagging{IDBits: c.Policy.IDBits, ConfigBit: 1}
@@ -196,14 +218,11 @@ func (o Options) params() benchmarks.Params {
 // Build validates the options and builds the system. Check makes the
 // same checks without building.
 func Build(o Options) (*System, error) {
-	o, w, traits, err := o.resolve()
+	u, err := o.setUp()
 	if err != nil {
 		return nil, err
 	}
-	alloc, kernels, err := setupWorkload(w, o, traits)
-	if err != nil {
-		return nil, err
-	}
+	o, w, traits, alloc, kernels := u.o, u.w, u.traits, u.alloc, u.kernels
 	capacity, err := checkSetup(o, w, factsOf(alloc, func() error { return benchmarks.CheckAccess(kernels, len(alloc.Objects())) }))
 	if err != nil {
 		return nil, err

@@ -122,16 +122,12 @@ func checkSUV(c Config, w benchmarks.Workload, hints func() error) error {
 // Iterative, Density or Unknown at that size. The figures' similar size
 // is where they are the classes at the paper's size.
 func SUVClasses(o Options) ([]map[string]suv.Class, error) {
-	o, w, traits, err := o.resolve()
+	u, err := o.setUp()
 	if err != nil {
 		return nil, err
 	}
-	alloc, kernels, err := setupWorkload(w, o, traits)
-	if err != nil {
-		return nil, err
-	}
-	c := o.Config
-	h := &suvHints{alloc: alloc, page: uint64(c.PageSize), gpus: c.GPUs, cus: c.GPU.CUs, slots: c.GPU.WavefrontsPerCU,
+	c, kernels := u.o.Config, u.kernels
+	h := &suvHints{alloc: u.alloc, page: uint64(c.PageSize), gpus: c.GPUs, cus: c.GPU.CUs, slots: c.GPU.WavefrontsPerCU,
 		fraction: c.UVM.SUV.ConcurrentFraction}
 	sc := c.UVM.SUV.ForPageSize(c.PageSize)
 	out := make([]map[string]suv.Class, len(kernels))

@@ -306,3 +306,30 @@ func TestDeclaredAccessTranslates(t *testing.T) {
 		}
 	}
 }
+
+// SUVClasses, without simulating, gives the probe's structures the classes
+// its design names on one GPU; on two, each holds more than half of its
+// share of the grid at once, so SUV skips the working set and the
+// Temporal structure is Density.
+func TestSUVClasses(t *testing.T) {
+	for _, c := range []struct {
+		gpus     int
+		temporal suv.Class
+	}{{1, suv.Temporal}, {2, suv.Density}} {
+		cl, err := SUVClasses(Options{Workload: "suv-probe", Policy: "on-touch", Config: suvSmall(c.gpus, uvm.AdaptiveSUV), workload: suvProbe{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cl) != probeIters {
+			t.Fatalf("%d GPUs: %d launches, want %d", c.gpus, len(cl), probeIters)
+		}
+		want := map[string]suv.Class{"dense": suv.Density, "temporal": c.temporal, "chase": suv.Unknown, "iter": suv.Iterative}
+		for i, l := range cl {
+			for name, k := range want {
+				if l[name] != k {
+					t.Errorf("%d GPUs, launch %d: %s is %v, want %v (all: %v)", c.gpus, i, name, l[name], k, l)
+				}
+			}
+		}
+	}
+}

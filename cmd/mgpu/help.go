@@ -74,12 +74,15 @@ itself (gpus, seeds, ...): put those values in the spec's own list.
 			"timed OASIS and on-touch runs), and compare mgpu with the paper's\n" +
 			"statements in <name>-claims.csv: " + strings.Join(figures.CharNames(), ", ") + "; " + figures.CharAll + " builds them all.\n" +
 			"--size paper runs each workload at the paper's own input where it differs from\n" +
-			"mgpu's default (UVMMU's figures: UVMSmart's inputs; the OASIS figures' default is\n" +
-			"their paper's size); --size similar runs each at the smallest size where the paper's\n" +
-			"mechanisms see its counts (the ObservUVM figures: 449 MB, the five GEMM-like kernels\n" +
-			"truncated to one workgroup in N). A figure without a size says which it has. Before\n" +
-			"a paper or similar run starts, mgpu estimates how long its runs not yet kept will\n" +
-			"take; each run is kept as it ends, so an interrupted figure resumes.",
+			"mgpu's default (UVMMU's figures: UVMSmart's inputs; ObservUVM, SUV, Early-Adaptor:\n" +
+			"their tables' footprints, hours; the OASIS figures' default is their paper's size);\n" +
+			"--size similar runs each at the smallest size where the paper's mechanisms see its\n" +
+			"counts (ObservUVM: 449 MB; SUV: where its structures fall into the paper-size\n" +
+			"classes; Early-Adaptor: where more than 10 VA blocks fault per short window; kernels\n" +
+			"whose work outgrows their footprint run one workgroup in N). A figure without a\n" +
+			"size says which it has. Before a paper or similar run starts, mgpu estimates how\n" +
+			"long its runs not yet kept will take; each run is kept as it ends, so an\n" +
+			"interrupted figure resumes.",
 		example: "mgpu figure fig15 --quick\n  mgpu figure uvmmu-fig4 --size paper --jobs 2",
 	},
 	"plot": {
