@@ -227,6 +227,15 @@ const suvSimilarTolerance = 0.05
 // the truncation. TestSUVSampledBudget checks the rule.
 var suvSampled = map[string]int{"fdtd2d": 2, "floyd-warshall": 2, "mm-tiled": 4, "mvt": 16, "gramschmidt": 16, "gmm": 512}
 
+// suvSizeSets are the sets a run of workload at scale takes from its size:
+// the truncation, at the similar scale and above.
+func suvSizeSets(workload string, scale float64) map[string]string {
+	if n, ok := suvSampled[workload]; ok && scale >= SUVSimilarScales[workload] {
+		return map[string]string{"sample_workgroups": strconv.Itoa(n)}
+	}
+	return nil
+}
+
 // suvTruncated turns a figure's specs into specs by scale that truncate
 // each suvSampled workload at or above its similar scale.
 func suvTruncated(specs func(w []string) []sweep.Spec) func(w []string, scale float64) ([]sweep.Spec, error) {
@@ -234,9 +243,11 @@ func suvTruncated(specs func(w []string) []sweep.Spec) func(w []string, scale fl
 		var out []sweep.Spec
 		for _, w := range ws {
 			for _, sp := range specs([]string{w}) {
-				if n, ok := suvSampled[w]; ok && scale >= SUVSimilarScales[w] {
+				if extra := suvSizeSets(w, scale); extra != nil {
 					sets := maps.Clone(sp.Sets)
-					sets["sample_workgroups"] = []string{strconv.Itoa(n)}
+					for k, v := range extra {
+						sets[k] = []string{v}
+					}
 					sp.Sets = sets
 				}
 				out = append(out, sp)
@@ -246,11 +257,20 @@ func suvTruncated(specs func(w []string) []sweep.Spec) func(w []string, scale fl
 	}
 }
 
+// suvSized makes a selector match its runs at any size, truncated or not.
+func suvSized(s Selector) Selector {
+	s.PerRun = func(r *platform.Result) map[string]string { return suvSizeSets(r.Workload, r.Scale) }
+	return s
+}
+
 // suvFigures are SUV's figures.
 func suvFigures() []Figure {
 	figs := sized(SUVWorkloads, SUVPaperScales, SUVSimilarScales, []Figure{suvFig5(), suvFig6(), suvFig7(), suvFig8(), suvFig9(), suvDensity()})
 	for i := range figs {
 		figs[i].SpecsAt = suvTruncated(figs[i].Specs)
+		for j := range figs[i].Series {
+			figs[i].Series[j].Run, figs[i].Series[j].Base = suvSized(figs[i].Series[j].Run), suvSized(figs[i].Series[j].Base)
+		}
 	}
 	return figs
 }

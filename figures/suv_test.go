@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/sweep"
 )
@@ -190,6 +191,35 @@ func TestPaperScales(t *testing.T) {
 			}
 			if r := float64(fp) / c.bytes(w); math.Abs(r-1) > 0.02 {
 				t.Errorf("%s at scale %g: %d bytes, %.3f of the paper's", w, s, fp, r)
+			}
+		}
+	}
+}
+
+// TestSUVSeriesFindTruncatedRuns: at the similar size every series of
+// every SUV figure finds its run and its baseline for every application,
+// the truncated ones included (their runs carry sample_workgroups).
+func TestSUVSeriesFindTruncatedRuns(t *testing.T) {
+	for _, f := range suvFigures() {
+		runs, err := f.RunsAt(nil, SizeSimilar, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var results []*platform.Result
+		for _, r := range runs {
+			results = append(results, &platform.Result{Workload: r.Workload, Policy: r.Policy, GPUs: r.GPUs, Scale: r.Scale, Sets: r.Sets})
+		}
+		for _, s := range f.Series {
+			for _, w := range SUVWorkloads {
+				for _, sel := range []Selector{s.Run, s.Base} {
+					found := false
+					for _, r := range results {
+						found = found || r.Workload == w && sel.match(r)
+					}
+					if !found {
+						t.Errorf("%s, %s: no run of %s matches %+v", f.Name, s.Label, w, sel.Sets)
+					}
+				}
 			}
 		}
 	}
