@@ -2,12 +2,10 @@ package figures
 
 import (
 	"maps"
-	"math"
 	"strconv"
 
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/plots"
-	"github.com/mgpu-sim/mgpu/suv"
 	"github.com/mgpu-sim/mgpu/sweep"
 )
 
@@ -222,9 +220,10 @@ const suvSimilarTolerance = 0.05
 // smallest power of two that brings each under it. At the similar size
 // they issue about 101 M (FDT), 83 M (FW), 147 M (MM), 537 M (MVT) and
 // 17 G (GMM) instructions (platform.EstimateInstructions); GRM 232 M at
-// one in 8, and one in 16 keeps one workgroup of each of its launches. SUV still plans from the whole grid's
-// hints (benchmarks.Kernel.Access): its compiler sees the program, not
-// the truncation. TestSUVSampledBudget checks the rule.
+// one in 8, and one in 16 keeps one workgroup of each of its launches.
+// SUV still plans from the whole grid's hints (benchmarks.Kernel.Access):
+// its compiler sees the program, not the truncation. TestSUVSampledBudget
+// checks the rule.
 var suvSampled = map[string]int{"fdtd2d": 2, "floyd-warshall": 2, "mm-tiled": 4, "mvt": 16, "gramschmidt": 16, "gmm": 512}
 
 // suvSizeSets are the sets a run of workload at scale takes from its size:
@@ -273,44 +272,4 @@ func suvFigures() []Figure {
 		}
 	}
 	return figs
-}
-
-// suvClassShares are the shares of SUV's classes among the (launch,
-// object) pairs of workload's run at scale on SUV's machine (suvBase with
-// SUV-Mgmt, no oversubscription: classes do not depend on it), from the
-// hints it declares (platform.SUVClasses).
-func suvClassShares(workload string, scale float64) (map[suv.Class]float64, error) {
-	c := platform.DefaultConfig()
-	kv := join(suvRun("suv", over100), []string{"gpus", "1"})
-	for i := 0; i+1 < len(kv); i += 2 {
-		if err := c.Set(kv[i] + "=" + kv[i+1]); err != nil {
-			return nil, err
-		}
-	}
-	cl, err := platform.SUVClasses(platform.Options{Workload: workload, Policy: oversubPolicy, Seed: 1, Scale: scale, Config: c})
-	if err != nil {
-		return nil, err
-	}
-	out, n := map[suv.Class]float64{}, 0
-	for _, l := range cl {
-		for _, k := range l {
-			out[k]++
-			n++
-		}
-	}
-	for k := range out {
-		out[k] /= float64(max(n, 1))
-	}
-	return out, nil
-}
-
-// suvSharesClose reports whether two runs' class shares are within tol of
-// each other in every class.
-func suvSharesClose(a, b map[suv.Class]float64, tol float64) bool {
-	for _, k := range []suv.Class{suv.Density, suv.Iterative, suv.Unknown, suv.Temporal} {
-		if math.Abs(a[k]-b[k]) > tol {
-			return false
-		}
-	}
-	return true
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/stats"
+	"github.com/mgpu-sim/mgpu/suv"
 	"github.com/mgpu-sim/mgpu/sweep"
 )
 
@@ -223,4 +224,44 @@ func TestSUVSeriesFindTruncatedRuns(t *testing.T) {
 			}
 		}
 	}
+}
+
+// suvClassShares are the shares of SUV's classes among the (launch,
+// object) pairs of workload's run at scale on SUV's machine (suvBase with
+// SUV-Mgmt, no oversubscription: classes do not depend on it), from the
+// hints it declares (platform.SUVClasses).
+func suvClassShares(workload string, scale float64) (map[suv.Class]float64, error) {
+	c := platform.DefaultConfig()
+	kv := join(suvRun("suv", over100), []string{"gpus", "1"})
+	for i := 0; i+1 < len(kv); i += 2 {
+		if err := c.Set(kv[i] + "=" + kv[i+1]); err != nil {
+			return nil, err
+		}
+	}
+	cl, err := platform.SUVClasses(platform.Options{Workload: workload, Policy: oversubPolicy, Seed: 1, Scale: scale, Config: c})
+	if err != nil {
+		return nil, err
+	}
+	out, n := map[suv.Class]float64{}, 0
+	for _, l := range cl {
+		for _, k := range l {
+			out[k]++
+			n++
+		}
+	}
+	for k := range out {
+		out[k] /= float64(max(n, 1))
+	}
+	return out, nil
+}
+
+// suvSharesClose reports whether two runs' class shares are within tol of
+// each other in every class.
+func suvSharesClose(a, b map[suv.Class]float64, tol float64) bool {
+	for _, k := range []suv.Class{suv.Density, suv.Iterative, suv.Unknown, suv.Temporal} {
+		if math.Abs(a[k]-b[k]) > tol {
+			return false
+		}
+	}
+	return true
 }

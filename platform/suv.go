@@ -133,13 +133,13 @@ func SUVClasses(o Options) ([]map[string]suv.Class, error) {
 	out := make([]map[string]suv.Class, len(kernels))
 	for i := range kernels {
 		l := h.launch(i, &kernels[i])
-		out[i] = map[string]suv.Class{}
-		for _, hint := range l.Hints {
-			for j, obj := range l.Objects {
-				if obj.Name == hint.Object {
-					out[i][hint.Object] = suv.Classify(sc, hint, l.Objects[j].Bytes)
-				}
-			}
+		plan, err := suv.PlanLaunch(sc, 0, l.Objects, l.Hints) // classes do not depend on the HBM
+		if err != nil {
+			return nil, fmt.Errorf("workload %s, launch %d: %w", u.o.Workload, i, err)
+		}
+		out[i] = make(map[string]suv.Class, len(plan.Placements))
+		for _, p := range plan.Placements {
+			out[i][p.Object] = p.Class
 		}
 	}
 	return out, nil
