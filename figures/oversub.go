@@ -125,7 +125,7 @@ func overLabel(o string) string {
 var (
 	rtx3090 = []string{
 		"gpu.cus", "82", "gpu.freq_mhz", "1695", "gpu.wavefronts_per_cu", "24",
-		"gpu.l1v_size", "128KB", "gpu.l2_size", "6MB", "gpu.memory", "24GB", "gpu.dram_gbps", "936", "gmmu.walkers", "64",
+		"gpu.l1v_size", "128KB", "gpu.remote_l1v", "false", "gpu.l2_size", "6MB", "gpu.memory", "24GB", "gpu.dram_gbps", "936", "gmmu.walkers", "64",
 		"link.pcie_topology", "pairs",
 	}
 	gtx1080ti = []string{
