@@ -13,10 +13,20 @@ import (
 type Config struct {
 	// DensityThreshold is the access density (accesses per byte) above
 	// which a Temporal structure earns a reserved on-demand pool; at or
-	// below it the structure is pinned on the host. Footnote 4 sets it so
+	// below it SparseTemporal decides. Footnote 4 sets it so
 	// that migration cost is amortized; the released SUV-Mgmt compares
 	// accesses/bytes with 5 (penguin-suv.h: ad > 5).
 	DensityThreshold float64 `yaml:"density_threshold" doc:"Temporal structures migrate on demand only above this access density, accesses per byte; strict (SUV §V-C footnote 4: 5)"`
+	// SparseTemporal is where a Temporal structure at or below
+	// DensityThreshold goes. The text of §V-C says the host (line 16);
+	// the printed Algorithm 1 has no continue after line 16, so lines
+	// 17-19 pin it on HBM while space remains, the rest on the host; and
+	// the released SUV-Mgmt does the same (penguin-suv.h
+	// perform_memory_management: a temporal region with ad <= 5 takes the
+	// density path, GPU-pinned while memory is left; "TODO: keep low ad
+	// temporal on CPU"). That also agrees with Table I (2DC, FDT, MVT: D)
+	// and §VI's account of 2DC and of Fig. 9 (structures pinned on HBM).
+	SparseTemporal string `yaml:"sparse_temporal" doc:"where a Temporal structure at or below density_threshold goes: hbm (placed like Density, on HBM while it is left: the printed Algorithm 1 and the released SUV-Mgmt) | host (pinned on the host: the text of SUV §V-C)"`
 	// TemporalCutoff marks a structure Temporal when its WSS is below this
 	// fraction of its size (§V-B: "smaller than a fraction (here, 0.5)").
 	TemporalCutoff float64 `yaml:"temporal_cutoff" doc:"a structure is Temporal when WSS < cutoff x size, in (0, 1] (SUV §V-B: 0.5)"`
@@ -47,6 +57,12 @@ type Config struct {
 	PageSize units.Bytes `yaml:"-" json:"-"`
 }
 
+// Where sparse Temporal structures go (Config.SparseTemporal).
+const (
+	SparseTemporalHBM  = "hbm"
+	SparseTemporalHost = "host"
+)
+
 // Hint sources (Config.Hints).
 const (
 	HintsDeclared = "declared"
@@ -55,7 +71,7 @@ const (
 
 // DefaultConfig is the paper's setting over 4 KB pages.
 func DefaultConfig() Config {
-	return Config{DensityThreshold: 5, TemporalCutoff: 0.5, BatchBytes: 2 * units.MB,
+	return Config{DensityThreshold: 5, SparseTemporal: SparseTemporalHBM, TemporalCutoff: 0.5, BatchBytes: 2 * units.MB,
 		ConcurrentFraction: 0.5, ACThreshold: 256, ACGroup: 64 * units.KB, Hints: HintsDeclared, PageSize: 4 * units.KB}
 }
 
@@ -69,6 +85,9 @@ func (c Config) ForPageSize(page units.Bytes) Config {
 func (c Config) Validate() error {
 	if !(c.DensityThreshold > 0) || math.IsInf(c.DensityThreshold, 1) {
 		return fmt.Errorf("uvm.suv.density_threshold %v: must be a finite number > 0 (SUV: 5)", c.DensityThreshold)
+	}
+	if c.SparseTemporal != SparseTemporalHBM && c.SparseTemporal != SparseTemporalHost {
+		return fmt.Errorf("uvm.suv.sparse_temporal %q: must be %s or %s", c.SparseTemporal, SparseTemporalHBM, SparseTemporalHost)
 	}
 	if !(c.TemporalCutoff > 0 && c.TemporalCutoff <= 1) {
 		return fmt.Errorf("uvm.suv.temporal_cutoff %v: must be in (0, 1] (SUV: 0.5)", c.TemporalCutoff)

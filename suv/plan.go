@@ -201,10 +201,11 @@ func mulDiv(a, b, d int64) int64 {
 //  3. The rest, densest first: with no HBM left, pin on the host; a
 //     Temporal structure denser than DensityThreshold gets an on-demand
 //     pool of its WSS (clamped to what is left: the printed algorithm has
-//     no guard), a sparser one is pinned on the host (the text's reading
-//     of line 16; the printed code falls through to the HBM pin); a
-//     Density structure has as much as fits pinned on HBM, the rest on
-//     the host.
+//     no guard), a sparser one goes where
+//     SparseTemporal says (hbm: like Density, as the printed code falls
+//     through from line 16 to the HBM pin and the released SUV-Mgmt
+//     does; host: the text's reading of line 16); a Density structure
+//     has as much as fits pinned on HBM, the rest on the host.
 //  4. If HBM is left over, an Iterative structure that now fits whole is
 //     pinned whole instead of prefetched (the released code grows its
 //     prefetch windows into leftover HBM; whole is the limit).
@@ -243,12 +244,12 @@ func PlanLaunch(c Config, availHBM int64, objects []Object, hints Hints) (Plan, 
 			p.avail -= q
 			p.placed[i].HBMBytes = q
 			p.placed[i].Reason = fmt.Sprintf("temporal: on demand into %d of WSS %d bytes", q, e.h.WSSBytes)
-		case e.class == Temporal:
+		case e.class == Temporal && c.SparseTemporal == SparseTemporalHost:
 			p.hostPin(i, "temporal: density %g <= threshold %g", e.h.Density, c.DensityThreshold)
 		default:
 			b := min(e.need, p.avail)
 			p.hbmPin(i, b)
-			p.placed[i].Reason = fmt.Sprintf("density: %d of %d bytes pinned on HBM", min(b, e.size), e.size)
+			p.placed[i].Reason = fmt.Sprintf("%s: %d of %d bytes pinned on HBM", e.class, min(b, e.size), e.size)
 		}
 	}
 	for _, w := range windows {

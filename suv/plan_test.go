@@ -78,7 +78,7 @@ func TestEachClassGetsItsAction(t *testing.T) {
 		{"dense", []Kind{PinHBM}},
 		{"sparse", []Kind{PinHBM}}, // last in density order, still fits
 		{"tile", []Kind{OnDemand}},
-		{"tileSparse", []Kind{PinHost}},
+		{"tileSparse", []Kind{PinHBM}}, // sparse Temporal: placed like Density (sparse_temporal hbm)
 		{"chase", []Kind{EnableAC}},
 		{"iter", []Kind{PinHost, Prefetch}}, // iteration 0: all but batch 0 on the host
 		{"odd", []Kind{PinHBM}},
@@ -155,23 +155,30 @@ func TestTemporalCutoffBoundary(t *testing.T) {
 	}
 }
 
+// TestDensityThresholdBoundary: above the threshold (strict) a Temporal
+// structure gets a pool; at or below it, sparse_temporal decides between
+// the HBM pin of the printed Algorithm 1 and the host pin of the text.
 func TestDensityThresholdBoundary(t *testing.T) {
 	objs := []Object{{"T", 64 * mb}}
 	for _, tc := range []struct {
 		density, threshold float64
+		sparse             string
 		want               Kind
 	}{
-		{5, 5, PinHost}, // strict: "> threshold"
-		{5.000001, 5, OnDemand},
-		{4.99, 5, PinHost},
-		{5, 4.5, OnDemand},
-		{0.01, 0.001, OnDemand},
+		{5, 5, SparseTemporalHost, PinHost}, // strict: "> threshold"
+		{5, 5, SparseTemporalHBM, PinHBM},
+		{5.000001, 5, SparseTemporalHost, OnDemand},
+		{5.000001, 5, SparseTemporalHBM, OnDemand},
+		{4.99, 5, SparseTemporalHost, PinHost},
+		{4.99, 5, SparseTemporalHBM, PinHBM},
+		{5, 4.5, SparseTemporalHost, OnDemand},
+		{0.01, 0.001, SparseTemporalHost, OnDemand},
 	} {
 		c := DefaultConfig()
-		c.DensityThreshold = tc.threshold
+		c.DensityThreshold, c.SparseTemporal = tc.threshold, tc.sparse
 		p := mustPlan(t, c, 1<<30, objs, Hints{{Object: "T", Class: Temporal, Density: tc.density, WSSBytes: 8 * mb}})
 		if got := kindsOf(p, "T"); !slices.Equal(got, []Kind{tc.want}) {
-			t.Errorf("density %g threshold %g: %v, want %v", tc.density, tc.threshold, got, tc.want)
+			t.Errorf("density %g threshold %g sparse_temporal %s: %v, want %v", tc.density, tc.threshold, tc.sparse, got, tc.want)
 		}
 	}
 }
