@@ -150,12 +150,6 @@ func (o observers) Access(g int, page uint64, write bool, target int) {
 	}
 }
 
-// setupWorkload allocates the workload's objects and returns its kernels.
-// Pointers carry policy.id_bits of Obj_ID (OASIS §V-B), widened when the
-// workload allocates more objects than that many bits can name, and the
-// configuration bit 1, or no tag at all for a policy that wants untagged
-// pointers (OASIS-InMem). The policy sees the objects once the driver has
-// built it (System.build).
 // setUp is a run's workload, validated and set up, before the checks of
 // its set-up: what Build, EstimateInstructions and SUVClasses start from.
 type setUp struct {
@@ -178,6 +172,12 @@ func (o Options) setUp() (setUp, error) {
 	return setUp{o, w, traits, alloc, kernels}, nil
 }
 
+// setupWorkload allocates the workload's objects and returns its kernels.
+// Pointers carry policy.id_bits of Obj_ID (OASIS §V-B), widened when the
+// workload allocates more objects than that many bits can name, and the
+// configuration bit 1, or no tag at all for a policy that wants untagged
+// pointers (OASIS-InMem). The policy sees the objects once the driver has
+// built it (System.build).
 func setupWorkload(w benchmarks.Workload, o Options, traits pagepolicy.Traits) (*objtable.Allocator, []benchmarks.Kernel, error) {
 	c := o.Config
 	tag := objtable.Tagging{IDBits: c.Policy.IDBits, ConfigBit: 1}

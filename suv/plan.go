@@ -201,11 +201,11 @@ func mulDiv(a, b, d int64) int64 {
 //  3. The rest, densest first: with no HBM left, pin on the host; a
 //     Temporal structure denser than DensityThreshold gets an on-demand
 //     pool of its WSS (clamped to what is left: the printed algorithm has
-//     no guard), a sparser one goes where
-//     SparseTemporal says (hbm: like Density, as the printed code falls
-//     through from line 16 to the HBM pin and the released SUV-Mgmt
-//     does; host: the text's reading of line 16); a Density structure
-//     has as much as fits pinned on HBM, the rest on the host.
+//     no guard), a sparser one goes where SparseTemporal says (hbm: like
+//     Density, as the printed code falls through from line 16 to the HBM
+//     pin and the released SUV-Mgmt does; host: the text's reading of
+//     line 16); a Density structure has as much as fits pinned on HBM,
+//     the rest on the host.
 //  4. If HBM is left over, an Iterative structure that now fits whole is
 //     pinned whole instead of prefetched (the released code grows its
 //     prefetch windows into leftover HBM; whole is the limit).
