@@ -22,7 +22,8 @@ func TestObservUVMFigures(t *testing.T) {
 	simTime := func(r sweep.Run) float64 {
 		switch {
 		case r.Policy == "access-counter":
-			if r.Sets["policy.ac_group"] != "2MB" || r.Sets["policy.ac_threshold"] != "256" {
+			if r.Sets["policy.ac_group"] != "2MB" || r.Sets["policy.ac_threshold"] != "256" ||
+				r.Sets["policy.ac_host"] != "migrate" || r.Sets["policy.ac_evict"] != "remote" || r.Sets["gpu.ac_counters"] != "256" {
 				t.Errorf("ACBM sets %v", r.Sets)
 			}
 			return 125

@@ -64,10 +64,12 @@ func suvRun(mode, over string, extra ...string) []string {
 }
 
 // suvAC is the AC baseline: NVIDIA's access-counter migration, 256
-// accesses over 2 MB regions, served remotely until then (§VI-B "AC").
+// accesses over 2 MB regions (§VI-B "AC"), as the driver SUV cites for it
+// runs it: a first touch faults and migrates under TBP, an evicted page
+// stays mapped over PCIe ("accessed over the PCIe without faulting", §II)
+// until its region's counter reaches 256, on the GPU's 256 counters.
 func suvAC(over string) []string {
-	return join(suvBase(over), []string{"policy.ac_threshold", "256", "policy.ac_group", "2MB",
-		"policy.ac_migrate", "group", "policy.ac_host", "remote"})
+	return join(suvBase(over), acbmSets)
 }
 
 func suvSel(kv []string) Selector   { return sel(oversubPolicy, 1, kv...) }

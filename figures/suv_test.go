@@ -28,7 +28,8 @@ func TestSUVFigures(t *testing.T) {
 		x := 100 * (1 + over)
 		switch {
 		case r.Policy == "access-counter":
-			if r.Sets["policy.ac_group"] != "2MB" || r.Sets["policy.ac_threshold"] != "256" {
+			if r.Sets["policy.ac_group"] != "2MB" || r.Sets["policy.ac_threshold"] != "256" ||
+				r.Sets["policy.ac_host"] != "migrate" || r.Sets["policy.ac_evict"] != "remote" || r.Sets["gpu.ac_counters"] != "256" {
 				t.Errorf("AC sets %v", r.Sets)
 			}
 			return 2 * 100 * (1 + over/2)

@@ -6,14 +6,14 @@ import "math/bits"
 
 func init() {
 	Register("access-counter", Traits{}, func(c Config, _ Env) (Policy, error) {
-		return accessCounter{hostRemote: c.ACHost == ACHostRemote}, nil
+		return accessCounter{hostRemote: c.ACHost == ACHostRemote, evictRemote: c.ACEvict == ACEvictRemote}, nil
 	})
 	Register("duplication", Traits{}, func(c Config, _ Env) (Policy, error) {
 		return duplication{readOnlyFirst: c.DupWriteFirst == DupReadOnlyCopy}, nil
 	})
 	// ideal is a bound, not a mechanism: the checker lets it diverge.
 	Register("ideal", Traits{Incoherent: true}, func(Config, Env) (Policy, error) { return ideal{}, nil })
-	ReadsKeys("access-counter", append(counterKeys, "ac_host")...)
+	ReadsKeys("access-counter", append(counterKeys, "ac_host", "ac_evict")...)
 	ReadsKeys("duplication", "dup_write_first")
 	ReadsKeys("ideal")
 }
@@ -27,10 +27,11 @@ var counterKeys = []string{"ac_threshold", "ac_group", "ac_migrate"}
 // group, and the driver migrates the group once a counter reaches the
 // threshold (that part is in the GPU and the driver). A page still on the
 // host is mapped remotely too (policy.ac_host=remote, OASIS §IV-B), or
-// migrates on first touch (migrate).
+// migrates on first touch (migrate). A page a GPU evicts is unmapped, or
+// mapped remotely there (policy.ac_evict=remote, as the NVIDIA driver).
 type accessCounter struct {
 	Base
-	hostRemote bool
+	hostRemote, evictRemote bool
 }
 
 func (accessCounter) Name() string { return "access-counter" }
@@ -43,6 +44,10 @@ func (a accessCounter) Decide(f Fault, p Page) Decision {
 		return Decision{Action: MapRemote, Bits: AccessCounter, HostRemote: true}
 	}
 	return Decision{Action: MapRemote, Bits: AccessCounter}
+}
+
+func (a accessCounter) Evicted(Page) (Decision, bool) {
+	return Decision{Action: MapRemote, Bits: AccessCounter, HostRemote: true}, a.evictRemote
 }
 
 // duplication replicates a page read-only on every reader. A write to a

@@ -87,3 +87,28 @@ func TestDuplicationReadOnlyFirstCopy(t *testing.T) {
 		}
 	}
 }
+
+// TestEvictedMapping: only access-counter with ac_evict=remote maps an
+// evicted page back, remotely on the host and counted; every other policy,
+// and access-counter by default, leaves it unmapped.
+func TestEvictedMapping(t *testing.T) {
+	evicted := Page{Owner: Host, Bits: Duplication}
+	for _, name := range Names() {
+		for _, evict := range []string{ACEvictUnmap, ACEvictRemote} {
+			c := DefaultConfig()
+			c.ACEvict = evict
+			p, err := New(name, c, Env{Table: hostTable(8)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, ok := p.Evicted(evicted)
+			want := name == "access-counter" && evict == ACEvictRemote
+			if ok != want {
+				t.Errorf("%s, ac_evict=%s: maps the evicted page %v, want %v", name, evict, ok, want)
+			}
+			if ok && (d.Action != MapRemote || !d.HostRemote || d.Bits != AccessCounter) {
+				t.Errorf("%s: %+v, want a counted remote mapping of the host copy", name, d)
+			}
+		}
+	}
+}

@@ -27,6 +27,15 @@ type Config struct {
 	// the threshold, as the NVIDIA driver does for pages it maps in system
 	// memory. migrate is the first-touch migration mgpu used before.
 	ACHost string `yaml:"ac_host" doc:"access-counter on a host page: remote (zero-copy over PCIe until the threshold; OASIS §IV-B) | migrate (on first touch)"`
+	// What access-counter does with a page a GPU evicts to the host. The
+	// NVIDIA driver, with access-counter migration on, maps it remotely on
+	// the evicting GPU "since access counters can pull the data back to
+	// vidmem" (open-gpu-kernel-modules, uvm_va_block.h,
+	// uvm_va_space_map_remote_on_eviction; module parameter
+	// uvm_perf_map_remote_on_eviction, default 1), as ObservUVM, MICRO
+	// 2024, §II-B and Fig. 1b describe ACBM. MGPUSim's access counters
+	// (OASIS, GRIT) have no such path: unmap, the next access faults.
+	ACEvict string `yaml:"ac_evict" doc:"access-counter on an evicted page: unmap (next access faults; OASIS/GRIT lineage) | remote (mapped over PCIe until the counters pull it back; NVIDIA driver uvm_perf_map_remote_on_eviction)"`
 
 	// OASIS §V-C: a 16-entry, LRU-managed O-Table.
 	OTableEntries int `yaml:"otable_entries" doc:"O-Table entries, LRU-managed (OASIS §V-C: 16)"`
@@ -94,6 +103,12 @@ const (
 	ACHostMigrate = "migrate"
 )
 
+// The values of ac_evict.
+const (
+	ACEvictUnmap  = "unmap"
+	ACEvictRemote = "remote"
+)
+
 // The values of ac_migrate.
 const (
 	ACMigratePage  = "page"
@@ -103,7 +118,7 @@ const (
 // DefaultConfig returns the defaults above.
 func DefaultConfig() Config {
 	return Config{
-		ACThreshold: 256, ACGroup: 64 * units.KB, ACMigrate: ACMigratePage, ACHost: ACHostRemote,
+		ACThreshold: 256, ACGroup: 64 * units.KB, ACMigrate: ACMigratePage, ACHost: ACHostRemote, ACEvict: ACEvictUnmap,
 		OTableEntries: 16, OTableNs: 1, ResetThreshold: 8, IDBits: 4,
 		ShadowIDBits: 16, HostLLCSize: units.MB, HostLLCWays: 16, HostLLCHitNs: 20, HostMemNs: 100,
 		DupWriteFirst: DupReadOnlyCopy,

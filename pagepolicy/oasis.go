@@ -39,6 +39,7 @@ import (
 //     access-counter migrate (the baselines' own rules).
 //   - The hardware O-Table lookup costs otable_ns after the host walk.
 type oasis struct {
+	Base      // evicted pages stay unmapped (MGPUSim)
 	cfg       Config
 	inmem     bool
 	table     *objtable.OTable

@@ -142,6 +142,11 @@ type Policy interface {
 	// Observe sees a kernel launch, an allocation or a free. An error
 	// (an object the policy cannot track) fails the run.
 	Observe(e Event) error
+	// Evicted answers a page a GPU just evicted to the host: true with a
+	// decision to apply there (the NVIDIA driver's remote mapping on
+	// eviction under access-counter migration), false to leave it
+	// unmapped.
+	Evicted(p Page) (Decision, bool)
 	// Report is what the policy adds to a run's result.
 	Report() Report
 }
@@ -227,6 +232,9 @@ func (Base) Observe(Event) error { return nil }
 
 // Report is empty.
 func (Base) Report() Report { return Report{} }
+
+// Evicted leaves an evicted page unmapped, as MGPUSim's driver does.
+func (Base) Evicted(Page) (Decision, bool) { return Decision{}, false }
 
 // Traits are a policy's static facts. They belong to the name, not to a
 // built policy, because the platform needs them before it can build one:

@@ -91,3 +91,33 @@ func TestOversubscribeBadValues(t *testing.T) {
 		t.Errorf("unknown eviction policy: got %v", err)
 	}
 }
+
+// TestACRemoteOnEviction: under access-counter with the driver's remote
+// mapping on eviction (policy.ac_evict=remote), a page a GPU evicts stays
+// mapped there over PCIe, so the GPU reads the host instead of faulting it
+// back, and its counters pull hot groups back; every read still sees the
+// latest write. With unmap no line goes to the host and evicted pages
+// fault again.
+func TestACRemoteOnEviction(t *testing.T) {
+	run := func(evict string, gpus int) *Result {
+		c := small(gpus)
+		c.Oversubscribe = 2
+		c.Policy.ACHost, c.Policy.ACEvict = pagepolicy.ACHostMigrate, evict
+		return mustRun(t, Options{Workload: "mm", Policy: "access-counter", Scale: 0.05, Config: c})
+	}
+	for _, gpus := range []int{1, 4} {
+		unmap, remote := run(pagepolicy.ACEvictUnmap, gpus), run(pagepolicy.ACEvictRemote, gpus)
+		if unmap.Totals.Evictions == 0 || remote.Totals.Evictions == 0 {
+			t.Fatalf("%d GPUs: no eviction (%d, %d)", gpus, unmap.Totals.Evictions, remote.Totals.Evictions)
+		}
+		if unmap.Totals.HostLines != 0 {
+			t.Errorf("%d GPUs: ac_evict=unmap read %d lines from the host", gpus, unmap.Totals.HostLines)
+		}
+		if remote.Totals.HostLines == 0 || remote.Totals.ACNotifications == 0 {
+			t.Errorf("%d GPUs: ac_evict=remote: %d host lines, %d notifications", gpus, remote.Totals.HostLines, remote.Totals.ACNotifications)
+		}
+		if remote.Totals.PageFaults >= unmap.Totals.PageFaults {
+			t.Errorf("%d GPUs: remote mapping on eviction must spare refaults: %d faults, unmap %d", gpus, remote.Totals.PageFaults, unmap.Totals.PageFaults)
+		}
+	}
+}

@@ -119,6 +119,7 @@ func (c Config) Validate() error {
 	oneOf(&errs, "placement", c.Placement, "host", "spread")
 	oneOf(&errs, "policy.ac_migrate", c.Policy.ACMigrate, pagepolicy.ACMigratePage, pagepolicy.ACMigrateGroup)
 	oneOf(&errs, "policy.ac_host", c.Policy.ACHost, pagepolicy.ACHostRemote, pagepolicy.ACHostMigrate)
+	oneOf(&errs, "policy.ac_evict", c.Policy.ACEvict, pagepolicy.ACEvictUnmap, pagepolicy.ACEvictRemote)
 	oneOf(&errs, "policy.dup_write_first", c.Policy.DupWriteFirst, pagepolicy.DupReadOnlyCopy, pagepolicy.DupMigrate)
 	oneOf(&errs, "link.future_sends", c.Link.FutureSends, interconnect.FutureReserve, interconnect.FutureHold)
 	oneOf(&errs, "policy.grit_pa_lookup", c.Policy.GRITPALookup, pagepolicy.GRITLookupOverlapped, pagepolicy.GRITLookupSerial)

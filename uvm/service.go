@@ -494,13 +494,24 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 		s.victims = s.evictor.Victims(h, over, pinned, s.victims[:0])
 		plan.reset()
 		for _, v := range s.victims {
-			s.table.Evict(h, v, plan)
+			if s.table.Evict(h, v, plan) {
+				s.mapEvicted(h, v, plan)
+			}
 			s.counters[h].Evictions++
 		}
 		for _, r := range s.rts {
 			s.failStep(r.AfterVictims(h, s.cur.servicedAt, len(s.victims)))
 		}
 		s.collect(h, plan, uvmproto.CauseHost, invals)
+	}
+}
+
+// mapEvicted applies the policy's answer to page p, which GPU g has just
+// copied back to the host: the mapping joins the eviction's plan, after
+// its shootdown.
+func (s *Service) mapEvicted(g int, p uint64, plan *Plan) {
+	if d, ok := s.policy.Evicted(s.table.Page(p)); ok {
+		s.table.Resolve(g, p, false, d, plan)
 	}
 }
 

@@ -130,6 +130,9 @@ func (f *fixed) Observe(e pagepolicy.Event) error {
 	return nil
 }
 func (f *fixed) Report() pagepolicy.Report { return pagepolicy.Report{} }
+func (f *fixed) Evicted(pagepolicy.Page) (pagepolicy.Decision, bool) {
+	return pagepolicy.Decision{}, false
+}
 
 func TestPolicyZeroCopy(t *testing.T) {
 	c, err := New(DefaultConfig(), 64, 4)
