@@ -11,7 +11,7 @@ import (
 
 // unreadValues gives every policy.* key a value other than its default.
 var unreadValues = map[string]string{
-	"ac_threshold": "64", "ac_group": "2MB", "ac_migrate": "group", "ac_host": "migrate",
+	"ac_threshold": "64", "ac_group": "2MB", "ac_migrate": "group", "ac_host": "migrate", "ac_evict": "remote",
 	"otable_entries": "2", "otable_ns": "500", "reset_threshold": "2", "id_bits": "12",
 	"shadow_id_bits": "8", "host_llc_size": "64KB", "host_llc_ways": "4", "host_llc_hit_ns": "400",
 	"host_mem_ns": "5000", "dup_write_first": "migrate", "grit_threshold": "2",
