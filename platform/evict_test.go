@@ -120,4 +120,13 @@ func TestACRemoteOnEviction(t *testing.T) {
 			t.Errorf("%d GPUs: remote mapping on eviction must spare refaults: %d faults, unmap %d", gpus, remote.Totals.PageFaults, unmap.Totals.PageFaults)
 		}
 	}
+	// Pages written by turns on four GPUs (the checker on): an eviction
+	// maps only the evicting GPU, and the next writer's migration must
+	// shoot that mapping down.
+	c := small(4)
+	c.Oversubscribe = 2
+	c.Policy.ACHost, c.Policy.ACEvict = pagepolicy.ACHostMigrate, pagepolicy.ACEvictRemote
+	if r := mustRun(t, Options{Workload: "pingpong", Policy: "access-counter", Scale: 0.05, Config: c}); r.Totals.Evictions == 0 {
+		t.Errorf("pingpong: no eviction at capacity %v", r.GPUCapacity)
+	}
 }
