@@ -116,6 +116,7 @@ func TestFlushSortsAndMergesABatch(t *testing.T) {
 
 // fixed answers every fault with one decision and counts launches.
 type fixed struct {
+	pagepolicy.Base
 	launches int
 }
 
@@ -128,10 +129,6 @@ func (f *fixed) Observe(e pagepolicy.Event) error {
 		f.launches++
 	}
 	return nil
-}
-func (f *fixed) Report() pagepolicy.Report { return pagepolicy.Report{} }
-func (f *fixed) Evicted(pagepolicy.Page) (pagepolicy.Decision, bool) {
-	return pagepolicy.Decision{}, false
 }
 
 func TestPolicyZeroCopy(t *testing.T) {
