@@ -126,6 +126,7 @@ var (
 	rtx3090 = []string{
 		"gpu.cus", "82", "gpu.freq_mhz", "1695", "gpu.wavefronts_per_cu", "24",
 		"gpu.l1v_size", "128KB", "gpu.remote_l1v", "false", "gpu.l2_size", "6MB", "gpu.memory", "24GB", "gpu.dram_gbps", "936", "gmmu.walkers", "64",
+		"gpu.shootdown_flush_all", "false", "gpu.drain_cycles", "0",
 		"link.pcie_topology", "pairs",
 	}
 	gtx1080ti = []string{
@@ -133,6 +134,7 @@ var (
 		"gpu.l1tlb_entries", "128", "gpu.l1tlb_ways", "128", "gpu.line_size", "128B",
 		"gpu.l1v_size", "48KB", "gpu.l1v_ways", "6", "gpu.l2_size", "3MB",
 		"gpu.memory", "11GB", "gpu.dram_gbps", "484", "gmmu.walkers", "64",
+		"gpu.shootdown_flush_all", "false", "gpu.drain_cycles", "0",
 		"link.pcie_model", "rtt", "link.pcie_gbps", "16", "link.pcie_topology", "pairs",
 	}
 )

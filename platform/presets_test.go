@@ -40,6 +40,8 @@ var presetCites = map[string][]cited{
 		{"gpu.l2_ways", "16", "UVMMU Table I: L2 16-way (the default)"},
 		{"gpu.memory", "11GB", "UVMMU Table I: 11 GB"},
 		{"gpu.dram_gbps", "484", "UVMMU Table I: 484 GB/s"},
+		{"gpu.shootdown_flush_all", "false", "UVMSmart: an eviction drops the page's translations, no cache flush"},
+		{"gpu.drain_cycles", "0", "UVMSmart: an eviction stalls no SM"},
 		{"gmmu.walkers", "64", "UVMMU Table I: 64 page-table walkers"},
 		{"link.pcie_model", "rtt", "UVMMU: delay queues with an RTT"},
 		{"link.pcie_gbps", "16", "UVMMU Table I: PCIe 3.0 x16, 16 GB/s"},
@@ -57,6 +59,8 @@ var presetCites = map[string][]cited{
 		{"gpu.l2_size", "6MB", "NVIDIA spec: 6 MB L2"},
 		{"gpu.memory", "24GB", "ObservUVM, SUV: 24 GB"},
 		{"gpu.dram_gbps", "936", "NVIDIA spec: 936 GB/s"},
+		{"gpu.shootdown_flush_all", "false", "NVIDIA UVM driver: a ranged TLB invalidate, no cache flush"},
+		{"gpu.drain_cycles", "0", "NVIDIA UVM driver: the invalidate stops no SM"},
 		{"link.pcie_gbps", "32", "PCIe 4.0 x16: 32 GB/s (the default)"},
 	},
 }
