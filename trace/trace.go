@@ -1,7 +1,9 @@
 // Package trace is the wavefront instruction stream: what workloads produce
 // and GPU models consume. It is a leaf, so a GPU model need not import the
-// workloads to read their instructions, and a future trace-replay front end
-// can produce the same stream from a file.
+// workloads to read their instructions, and a trace-replay front end can
+// produce the same stream from a file: the file format (Writer, Open) is
+// here; the front end that records a workload's kernels and objects into
+// it and replays them is not built yet.
 package trace
 
 // WavefrontSize is the number of lanes in a wavefront (AMD GCN, as MGPUSim

@@ -1,0 +1,274 @@
+package trace
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+)
+
+// FormatError is a trace file that cannot be read: truncated, corrupt or
+// of another version. Offset is the byte of the file at fault.
+type FormatError struct {
+	Offset int64
+	Msg    string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("trace file, byte %d: %s", e.Offset, e.Msg)
+}
+
+// File is an open trace file. Its workgroups are read on demand.
+type File struct {
+	r      io.ReaderAt
+	size   int64
+	blocks []blockRef
+	meta   blockRef
+}
+
+// Open reads a trace file's header, footer and index.
+func Open(r io.ReaderAt, size int64) (*File, error) {
+	head := make([]byte, len(fileMagic)+binary.MaxVarintLen64)
+	n, _ := r.ReadAt(head, 0)
+	head = head[:n]
+	if !bytes.HasPrefix(head, []byte(fileMagic)) {
+		return nil, &FormatError{0, "not an mgpu trace (no \"mgpu-trace\" header)"}
+	}
+	v, k := binary.Uvarint(head[len(fileMagic):])
+	if k <= 0 {
+		return nil, &FormatError{int64(len(fileMagic)), "truncated version"}
+	}
+	if v != FileVersion {
+		return nil, &FormatError{int64(len(fileMagic)), fmt.Sprintf("version %d; this mgpu reads version %d", v, FileVersion)}
+	}
+	start := int64(len(fileMagic) + k)
+	if size < start+int64(footerBytes) {
+		return nil, &FormatError{size, "truncated: no footer (the recording did not finish)"}
+	}
+	foot := make([]byte, footerBytes)
+	if _, err := r.ReadAt(foot, size-int64(footerBytes)); err != nil {
+		return nil, &FormatError{size - int64(footerBytes), err.Error()}
+	}
+	if string(foot[8:]) != endMagic {
+		return nil, &FormatError{size - int64(len(endMagic)), "truncated: no end marker (the recording did not finish)"}
+	}
+	ioff := int64(binary.LittleEndian.Uint64(foot))
+	iend := size - int64(footerBytes)
+	if ioff < start || ioff > iend {
+		return nil, &FormatError{size - int64(footerBytes), fmt.Sprintf("index offset %d outside the file", ioff)}
+	}
+	f := &File{r: r, size: size}
+	return f, f.readIndex(ioff, iend, start)
+}
+
+func (f *File) readIndex(ioff, iend, start int64) error {
+	idx := make([]byte, iend-ioff)
+	if _, err := f.r.ReadAt(idx, ioff); err != nil {
+		return &FormatError{ioff, err.Error()}
+	}
+	p := 0
+	next := func() (uint64, error) {
+		v, k := binary.Uvarint(idx[p:])
+		if k <= 0 {
+			return 0, &FormatError{ioff + int64(p), "truncated index"}
+		}
+		p += k
+		return v, nil
+	}
+	n, err := next()
+	if err != nil {
+		return err
+	}
+	if n > uint64(len(idx)) {
+		return &FormatError{ioff, fmt.Sprintf("index claims %d workgroups in %d bytes", n, len(idx))}
+	}
+	f.blocks = make([]blockRef, n)
+	prev, end := uint64(0), uint64(start)
+	for i := range f.blocks {
+		at := ioff + int64(p)
+		d, err := next()
+		if err != nil {
+			return err
+		}
+		l, err := next()
+		if err != nil {
+			return err
+		}
+		c, err := next()
+		if err != nil {
+			return err
+		}
+		b := blockRef{prev + d, l, uint32(c)}
+		if b.off < end || b.off+b.n > uint64(ioff) || b.off+b.n < b.off {
+			return &FormatError{at, fmt.Sprintf("workgroup %d at bytes %d+%d: out of order or outside the blocks", i, b.off, b.n)}
+		}
+		f.blocks[i] = b
+		prev, end = b.off, b.off+b.n
+	}
+	at := ioff + int64(p)
+	mo, err := next()
+	if err != nil {
+		return err
+	}
+	ml, err := next()
+	if err != nil {
+		return err
+	}
+	mc, err := next()
+	if err != nil {
+		return err
+	}
+	if mo < end || mo+ml > uint64(ioff) || mo+ml < mo {
+		return &FormatError{at, "metadata outside the file"}
+	}
+	if p != len(idx) {
+		return &FormatError{ioff + int64(p), "bytes after the index"}
+	}
+	f.meta = blockRef{mo, ml, uint32(mc)}
+	return nil
+}
+
+// Workgroups is the number of workgroups recorded.
+func (f *File) Workgroups() int { return len(f.blocks) }
+
+// Meta is the metadata record Close stored.
+func (f *File) Meta() ([]byte, error) { return f.inflate(f.meta) }
+
+func (f *File) inflate(b blockRef) ([]byte, error) {
+	z := flate.NewReader(io.NewSectionReader(f.r, int64(b.off), int64(b.n)))
+	defer z.Close()
+	out, err := io.ReadAll(z)
+	if err != nil {
+		return nil, &FormatError{int64(b.off), "corrupt block: " + err.Error()}
+	}
+	if crc32.ChecksumIEEE(out) != b.crc {
+		return nil, &FormatError{int64(b.off), "corrupt block: checksum mismatch"}
+	}
+	return out, nil
+}
+
+// Workgroup decompresses workgroup i and checks every instruction in it,
+// so that its wavefronts' streams cannot fail later.
+func (f *File) Workgroup(i int) (*Workgroup, error) {
+	if i < 0 || i >= len(f.blocks) {
+		return nil, fmt.Errorf("trace: workgroup %d of %d", i, len(f.blocks))
+	}
+	raw, err := f.inflate(f.blocks[i])
+	if err != nil {
+		return nil, err
+	}
+	bad := func(p int, msg string) error {
+		return &FormatError{int64(f.blocks[i].off), fmt.Sprintf("workgroup %d, decompressed byte %d: %s", i, p, msg)}
+	}
+	n, k := binary.Uvarint(raw)
+	if k <= 0 || n > uint64(len(raw)) {
+		return nil, bad(0, "bad wavefront count")
+	}
+	w := &Workgroup{wfs: make([][]byte, n)}
+	p := k
+	for j := range w.wfs {
+		l, k := binary.Uvarint(raw[p:])
+		if k <= 0 || uint64(len(raw)-p-k) < l {
+			return nil, bad(p, fmt.Sprintf("wavefront %d truncated", j))
+		}
+		p += k
+		w.wfs[j] = raw[p : p+int(l)]
+		if at, msg := check(w.wfs[j]); msg != "" {
+			return nil, bad(p+at, fmt.Sprintf("wavefront %d: %s", j, msg))
+		}
+		p += int(l)
+	}
+	if p != len(raw) {
+		return nil, bad(p, "bytes after the last wavefront")
+	}
+	return w, nil
+}
+
+// check walks one wavefront's encoding and returns where and why it is
+// malformed ("" when it is not).
+func check(b []byte) (int, string) {
+	p := 0
+	for p < len(b) {
+		if _, k := binary.Uvarint(b[p:]); k <= 0 {
+			return p, "truncated compute cycles"
+		} else {
+			p += k
+		}
+		if p >= len(b) || b[p] > 1 {
+			return p, "bad flags"
+		}
+		p++
+		lanes, k := binary.Uvarint(b[p:])
+		if k <= 0 || lanes > WavefrontSize {
+			return p, fmt.Sprintf("bad lane count (at most %d)", WavefrontSize)
+		}
+		p += k
+		for range lanes {
+			_, k := binary.Varint(b[p:])
+			if k <= 0 {
+				return p, "truncated address"
+			}
+			p += k
+		}
+	}
+	return p, ""
+}
+
+// Verify reads every workgroup of f once, so that a bad trace is refused
+// before a run starts. It holds one workgroup at a time.
+func (f *File) Verify() error {
+	for i := range f.blocks {
+		if _, err := f.Workgroup(i); err != nil {
+			return err
+		}
+	}
+	if _, err := f.Meta(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Workgroup is one decompressed workgroup.
+type Workgroup struct{ wfs [][]byte }
+
+// Wavefronts is the number of wavefronts recorded for the workgroup.
+func (w *Workgroup) Wavefronts() int { return len(w.wfs) }
+
+// Wavefront is wavefront j's stream, replayed from the start.
+func (w *Workgroup) Wavefront(j int) *Replay { return &Replay{b: w.wfs[j]} }
+
+// Replay is a recorded wavefront's instruction stream (a benchmarks.Stream).
+type Replay struct {
+	b     []byte
+	p     int
+	first uint64
+}
+
+// Next decodes the next instruction; the workgroup was checked when it
+// was read, so it cannot fail.
+func (r *Replay) Next(in *Instruction) bool {
+	if r.p >= len(r.b) {
+		return false
+	}
+	c, k := binary.Uvarint(r.b[r.p:])
+	r.p += k
+	in.Compute = int(c)
+	in.Write = r.b[r.p] == 1
+	r.p++
+	l, k := binary.Uvarint(r.b[r.p:])
+	r.p += k
+	in.Lanes = int(l)
+	prev := r.first
+	for i := 0; i < in.Lanes; i++ {
+		d, k := binary.Varint(r.b[r.p:])
+		r.p += k
+		prev += uint64(d)
+		in.Addr[i] = prev
+		if i == 0 {
+			r.first = prev
+		}
+	}
+	return true
+}
