@@ -30,6 +30,9 @@ func (o Options) resolveValid() (Options, benchmarks.Workload, pagepolicy.Traits
 	}
 	w, err := o.workload, error(nil)
 	if w == nil {
+		w = o.Program
+	}
+	if w == nil {
 		w, err = benchmarks.New(o.Workload)
 	}
 	if err != nil {

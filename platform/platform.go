@@ -59,6 +59,9 @@ type Options struct {
 	// workload, when set, runs in place of the named one: a test's
 	// workload that the registry, and so `mgpu list`, never shows.
 	workload benchmarks.Workload
+	// Program, if set, runs in place of the workload Workload names: a
+	// recording replayed (replay.Program). Workload is then its name.
+	Program benchmarks.Workload
 	// Moves, if set, is told of every GPU-to-GPU page move (see
 	// uvm.MoveObserver).
 	Moves uvm.MoveObserver

@@ -95,6 +95,11 @@ itself (gpus, seeds, ...): put those values in the spec's own list.
 		about:   "Reports a workload's page and object access patterns (OASIS §IV) as a table and\nas CSV files in --out.",
 		example: "mgpu characterize --workload st --gpus 4 --scale 0.2",
 	},
+	"trace": {
+		usage:   "mgpu trace record --workload NAME --out FILE [--gpus N] [--scale F] [--seed N] [flags]",
+		about:   "Records a workload, as a run with these flags would set it up, to a trace file:\nits objects, its kernels and every wavefront's memory instructions, compressed.\n'mgpu run --trace FILE' replays it under any policy and config with the same\nGPU count, and gives the result of running the workload itself, byte for byte.",
+		example: "mgpu trace record --workload mm --gpus 4 --scale 0.2 --out mm.mgputrace\n  mgpu run --trace mm.mgputrace --policy oasis",
+	},
 	"version": {
 		usage:   "mgpu version",
 		about:   "Prints mgpu's version (recorded in every result), the module version, the VCS\nrevision (-dirty for a tree with uncommitted changes) and the Go version.",

@@ -32,6 +32,8 @@ Usage:
   mgpu figure NAME [--quick] [--size S] [--scale F] [--jobs N] [--out results/figures]   ('mgpu figure --help' lists the names)
   mgpu plot data.csv --kind bars|stacked
   mgpu characterize --workload NAME [--gpus N] [--scale F] [--size S] [--seed N] [--distribution D] [--out DIR]
+  mgpu trace record --workload NAME --out w.mgputrace [--gpus N] [--scale F] [--seed N]
+             (then 'mgpu run --trace w.mgputrace --policy NAME' replays it)
   mgpu version   (or mgpu --version)
 
 run, sweep, figure and characterize take --log-level trace|debug|info|warn|error (default warn;
@@ -89,6 +91,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = cmdPlot(args[1:], stdout, stderr)
 	case "characterize":
 		err = cmdCharacterize(args[1:], stdout, stderr)
+	case "trace":
+		err = cmdTrace(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		err = cmdVersion(args[1:], stdout)
 	case "help", "-h", "--help", "-help":
@@ -98,7 +102,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = badInput("unknown command %q: valid commands are run, list, sweep, collect, figure, plot, characterize, version", args[0])
+		err = badInput("unknown command %q: valid commands are run, list, sweep, collect, figure, plot, characterize, trace, version", args[0])
 	}
 	if err == nil || errors.Is(err, errHelp) {
 		return 0

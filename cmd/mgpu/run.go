@@ -160,6 +160,7 @@ type runFlags struct {
 	workloadFlags
 	policy, out, csv, logLevel string
 	cpuProfile, progress       string
+	trace                      string
 	oversubscribe              float64
 	check                      bool
 }
@@ -176,6 +177,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, *flag.FlagSet, e
 	addLogLevelFlag(fs, &f.logLevel)
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr (simulated time, kernels, faults): auto (when stderr is a terminal, after 2 s), on, off")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the simulation here")
+	fs.StringVar(&f.trace, "trace", "", "replay a recording ('mgpu trace record') instead of --workload: it fixes the workload, --scale, --size, --iterations, --seed and, unless --gpus is given, the GPU count")
 	if err := noArgs(fs, args, stdout); err != nil {
 		return nil, nil, err
 	}
@@ -234,6 +236,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := platform.Options{Workload: f.workload, Policy: f.policy, Seed: f.seed, Scale: f.scale,
 		Size: f.size, Iterations: f.iterations, Config: cfg, Sets: f.setMap()}
+	if f.trace != "" {
+		p, err := f.openTrace(fs, &opts)
+		if err != nil {
+			return err
+		}
+		defer p.Close()
+		if err := opts.Config.Validate(); err != nil {
+			return inputError{err}
+		}
+	}
 	if prog != nil {
 		opts.Progress = prog.update
 		defer prog.finish()

@@ -1,0 +1,39 @@
+package platform
+
+import (
+	"io"
+
+	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/objtable"
+	"github.com/mgpu-sim/mgpu/replay"
+)
+
+// Record writes the workload of o, set up as o's run would set it up (its
+// allocator's pointer tags and alignment, its parameters), to out as a
+// trace that `mgpu run --trace` replays. The kernels are recorded whole:
+// a replay truncates them (sample_workgroups) as the run would.
+func Record(o Options, out io.Writer) error {
+	o, w, traits, err := o.resolve()
+	if err != nil {
+		return err
+	}
+	rec := &recorder{Workload: w}
+	alloc, _, err := setupWorkload(rec, o, traits)
+	if err != nil {
+		return err
+	}
+	return replay.Write(out, w.Info(), o.params(), alloc, rec.kernels)
+}
+
+// recorder keeps the kernels of the last Setup, before the platform
+// truncates them.
+type recorder struct {
+	benchmarks.Workload
+	kernels []benchmarks.Kernel
+}
+
+func (r *recorder) Setup(alloc *objtable.Allocator, p benchmarks.Params) ([]benchmarks.Kernel, error) {
+	k, err := r.Workload.Setup(alloc, p)
+	r.kernels = k
+	return k, err
+}
