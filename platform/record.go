@@ -5,6 +5,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/objtable"
+	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/replay"
 )
 
@@ -36,4 +37,29 @@ func (r *recorder) Setup(alloc *objtable.Allocator, p benchmarks.Params) ([]benc
 	k, err := r.Workload.Setup(alloc, p)
 	r.kernels = k
 	return k, err
+}
+
+// RecordingFor is what a trace made outside mgpu (an Accel-Sim
+// conversion) must be made for to replay under o: the parameters a run of
+// o sizes its workload from, and its allocator's pointer tags and
+// alignment. o's workload is not consulted.
+func RecordingFor(o Options) (benchmarks.Params, objtable.Tagging, uint64, error) {
+	if err := o.Config.Validate(); err != nil {
+		return benchmarks.Params{}, objtable.Tagging{}, 0, err
+	}
+	traits, err := pagepolicy.TraitsOf(o.Policy)
+	if err != nil {
+		return benchmarks.Params{}, objtable.Tagging{}, 0, err
+	}
+	if o.Scale == 0 {
+		o.Scale = 1
+	}
+	if o.Size == "" {
+		o.Size = "auto"
+	}
+	tag := objtable.Tagging{IDBits: o.Config.Policy.IDBits, ConfigBit: 1}
+	if traits.Untagged {
+		tag.ConfigBit = 0
+	}
+	return o.params(), tag, max(uint64(o.Config.PageSize), 2<<20), nil
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/mgpu-sim/mgpu/replay"
 )
 
-// recordReplay records o's workload to a file and runs the recording.
-func recordReplay(t *testing.T, o Options) []byte {
+// recorded records o's workload to a file and opens the recording.
+func recorded(t *testing.T, o Options) *replay.Program {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "w.mgputrace")
 	f, err := os.Create(path)
@@ -29,8 +29,14 @@ func recordReplay(t *testing.T, o Options) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
-	o.Program, o.Workload = p, ""
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// recordReplay records o's workload and runs the recording.
+func recordReplay(t *testing.T, o Options) []byte {
+	t.Helper()
+	o.Program, o.Workload = recorded(t, o), ""
 	return resultJSON(t, o)
 }
 
@@ -58,20 +64,7 @@ func TestReplayRefusesOtherParams(t *testing.T) {
 	c := DefaultConfig()
 	c.GPUs = 2
 	o := Options{Workload: "mm", Policy: "on-touch", Scale: 0.01, Seed: 1, Config: c}
-	path := filepath.Join(t.TempDir(), "mm.mgputrace")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Record(o, f); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	p, err := replay.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := recorded(t, o)
 	for name, change := range map[string]func(*Options){
 		"scale": func(o *Options) { o.Scale = 0.02 },
 		"gpus":  func(o *Options) { o.Config.GPUs = 4 },

@@ -96,9 +96,9 @@ itself (gpus, seeds, ...): put those values in the spec's own list.
 		example: "mgpu characterize --workload st --gpus 4 --scale 0.2",
 	},
 	"trace": {
-		usage:   "mgpu trace record --workload NAME --out FILE [--gpus N] [--scale F] [--seed N] [flags]",
-		about:   "Records a workload, as a run with these flags would set it up, to a trace file:\nits objects, its kernels and every wavefront's memory instructions, compressed.\n'mgpu run --trace FILE' replays it under any policy and config with the same\nGPU count, and gives the result of running the workload itself, byte for byte.",
-		example: "mgpu trace record --workload mm --gpus 4 --scale 0.2 --out mm.mgputrace\n  mgpu run --trace mm.mgputrace --policy oasis",
+		usage:   "mgpu trace record --workload NAME --out FILE [--gpus N] [--scale F] [--seed N] [flags]\n       mgpu trace convert --accelsim DIR/kernelslist.g --out FILE [--gpus N] [--name NAME]",
+		about:   "Records a workload, as a run with these flags would set it up, to a trace file:\nits objects, its kernels and every wavefront's memory instructions, compressed.\n'mgpu run --trace FILE' replays it under any policy and config with the same\nGPU count, and gives the result of running the workload itself, byte for byte.\n'convert' makes the same file from an Accel-Sim trace (its NVBit tracer's\nkernelslist.g and kernel-N.traceg): thread blocks become workgroups, warps\nwavefronts of up to 32 lanes, MemcpyHtoD ranges and touched 64 KB runs objects.",
+		example: "mgpu trace record --workload mm --gpus 4 --scale 0.2 --out mm.mgputrace\n  mgpu run --trace mm.mgputrace --policy oasis\n  mgpu trace convert --accelsim traces/vecadd/kernelslist.g --gpus 1 --out vecadd.mgputrace",
 	},
 	"version": {
 		usage:   "mgpu version",

@@ -33,7 +33,8 @@ Usage:
   mgpu plot data.csv --kind bars|stacked
   mgpu characterize --workload NAME [--gpus N] [--scale F] [--size S] [--seed N] [--distribution D] [--out DIR]
   mgpu trace record --workload NAME --out w.mgputrace [--gpus N] [--scale F] [--seed N]
-             (then 'mgpu run --trace w.mgputrace --policy NAME' replays it)
+  mgpu trace convert --accelsim DIR/kernelslist.g --out w.mgputrace [--gpus N]
+             (then 'mgpu run --trace w.mgputrace --policy NAME' replays either)
   mgpu version   (or mgpu --version)
 
 run, sweep, figure and characterize take --log-level trace|debug|info|warn|error (default warn;

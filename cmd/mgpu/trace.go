@@ -1,9 +1,15 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/mgpu-sim/mgpu/accelsim"
 
 	"github.com/mgpu-sim/mgpu/atomicfile"
 	"github.com/mgpu-sim/mgpu/platform"
@@ -13,24 +19,33 @@ import (
 // cmdTrace is 'mgpu trace record': a workload's recording, for
 // 'mgpu run --trace'.
 func cmdTrace(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != "record" && args[0] != "--help" && args[0] != "-h" && args[0] != "help") {
-		return badInput("mgpu trace: give a subcommand: record (see 'mgpu trace --help')")
+	sub := ""
+	if len(args) > 0 {
+		sub = args[0]
 	}
-	if args[0] != "record" {
-		args = []string{"--help"}
-	} else {
+	switch sub {
+	case "record", "convert":
 		args = args[1:]
+	case "--help", "-h", "help":
+		args, sub = []string{"--help"}, "record"
+	default:
+		return badInput("mgpu trace: give a subcommand: record or convert (see 'mgpu trace --help')")
 	}
 	f := &runFlags{}
 	fs := newFlagSet("trace")
 	f.register(fs, "record")
 	fs.StringVar(&f.policy, "policy", "on-touch", "the policy the recording will be replayed under: it sets the pointer tags (all but oasis-inmem share them)")
 	fs.StringVar(&f.out, "out", "", "the recording's file (required)")
+	accel := fs.String("accelsim", "", "convert: the `kernelslist.g` of an Accel-Sim (NVBit tracer) trace, its kernel-N.traceg files beside it")
+	name := fs.String("name", "", "convert: the recording's workload name (default: the trace's directory)")
 	if err := noArgs(fs, args, stdout); err != nil {
 		return err
 	}
 	if f.out == "" {
 		return badInput("--out is required: the file to write the recording to")
+	}
+	if (sub == "convert") != (*accel != "") {
+		return badInput("--accelsim goes with 'mgpu trace convert', and convert needs it")
 	}
 	cfg, err := f.buildConfig(fs)
 	if err != nil {
@@ -41,6 +56,9 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := platform.Options{Workload: f.workload, Policy: f.policy, Seed: f.seed, Scale: f.scale,
 		Size: f.size, Iterations: f.iterations, Config: cfg}
+	if sub == "convert" {
+		return convertAccelSim(*accel, *name, opts, f.out, stdout)
+	}
 	if err := platform.Check(opts); err != nil {
 		return inputError{err}
 	}
@@ -48,6 +66,32 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "recorded %s (%d GPUs, scale %g, seed %d) to %s\n", f.workload, cfg.GPUs, f.scale, f.seed, f.out)
+	return nil
+}
+
+// convertAccelSim writes an Accel-Sim trace as a recording for runs like
+// opts.
+func convertAccelSim(list, name string, opts platform.Options, out string, stdout io.Writer) error {
+	p, tag, align, err := platform.RecordingFor(opts)
+	if err != nil {
+		return inputError{err}
+	}
+	if _, err := os.Stat(list); err != nil {
+		return badInput("--accelsim %s: %v", list, errors.Unwrap(err))
+	}
+	if name == "" {
+		name = filepath.Base(filepath.Dir(list))
+	}
+	o := accelsim.Options{Name: name, Params: p, Tagging: tag, Align: align}
+	err = atomicfile.Write(out, func(w io.Writer) error { return accelsim.Convert(list, w, o) })
+	var ae *accelsim.Error
+	if errors.As(err, &ae) || errors.Is(err, fs.ErrNotExist) {
+		return inputError{err}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "converted %s (%d GPUs) to %s\n", list, p.GPUs, out)
 	return nil
 }
 

@@ -1,0 +1,4 @@
+MemcpyHtoD,0x7f0000000000,1024
+MemcpyHtoD,0x7f0000100000,1024
+kernel-1.traceg
+MemcpyDtoH,0x7f0000200000,1024
