@@ -1,4 +1,5 @@
-// Package amdappsdk holds the AMD APP SDK workloads of the OASIS paper,
-// as MGPUSim ports them: mm (MatrixMultiplication) and mt
-// (MatrixTranspose), both over 16x16 LDS tiles.
+// Package amdappsdk holds the AMD APP SDK workloads of the OASIS and GRIT
+// papers, as MGPUSim ports them: mm (MatrixMultiplication) and mt
+// (MatrixTranspose), both over 16x16 LDS tiles, and sc
+// (SimpleConvolution, GRIT).
 package amdappsdk

@@ -82,34 +82,16 @@ func (FIR) Setup(alloc *objtable.Allocator, p benchmarks.Params) ([]benchmarks.K
 		Wavefront: func(wg, wf, gpu int) benchmarks.Stream {
 			tid0 := wg*firWorkgroup + wf*benchmarks.WavefrontSize
 			filter := filters[gpu%gpus]
-			return &benchmarks.Loop{N: 2 + 2*firTaps, Gen: func(i int, in *benchmarks.Instruction) {
-				switch {
-				case i == 0:
-					benchmarks.GenKernarg(in, karg)
-				case i == 1+2*firTaps:
-					in.Compute, in.Write = benchmarks.FMACycles, true
-					for l := range benchmarks.WavefrontSize {
-						benchmarks.AddLane(in, benchmarks.Elem(output, tid0+l, 4))
+			return benchmarks.Filter{Kernarg: karg, Taps: firTaps, Lanes: benchmarks.WavefrontSize, CoeffFirst: true,
+				Coeff: func(tap int) uint64 { return benchmarks.Elem(filter, tap, 4) },
+				Data: func(tap, l int) uint64 {
+					if tid := tid0 + l; tid >= tap {
+						return benchmarks.Elem(input, tid-tap, 4)
 					}
-				case i%2 == 1:
-					tap := (i - 1) / 2
-					in.Compute = benchmarks.FMACycles
-					if tap == 0 {
-						in.Compute = benchmarks.IndexCycles
-					}
-					benchmarks.AddLane(in, benchmarks.Elem(filter, tap, 4))
-				default:
-					tap := (i - 2) / 2
-					in.Compute = benchmarks.LoadCycles
-					for l := range benchmarks.WavefrontSize {
-						if tid := tid0 + l; tid >= tap {
-							benchmarks.AddLane(in, benchmarks.Elem(input, tid-tap, 4))
-						} else {
-							benchmarks.AddLane(in, benchmarks.Elem(history, firTaps-(tap-tid), 4))
-						}
-					}
-				}
-			}}
+					return benchmarks.Elem(history, firTaps-(tap-tid0-l), 4)
+				},
+				Out: func(l int) uint64 { return benchmarks.Elem(output, tid0+l, 4) },
+			}.Stream()
 		},
 	}}, nil
 }
