@@ -1,5 +1,5 @@
 // Package amdappsdk holds the AMD APP SDK workloads of the OASIS and GRIT
 // papers, as MGPUSim ports them: mm (MatrixMultiplication) and mt
-// (MatrixTranspose), both over 16x16 LDS tiles, and sc
-// (SimpleConvolution, GRIT).
+// (MatrixTranspose), both over 16x16 LDS tiles, and GRIT's sc
+// (SimpleConvolution) and bitonicsort (BitonicSort).
 package amdappsdk
