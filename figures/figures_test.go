@@ -3,6 +3,7 @@ package figures
 import (
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,5 +156,28 @@ func TestRunsAtSize(t *testing.T) {
 	}
 	if _, err := f.RunsAt(nil, SizeSimilar, 1); err == nil || !strings.Contains(err.Error(), "valid sizes are default, paper") {
 		t.Errorf("a size the figure lacks: %v", err)
+	}
+}
+
+// TestGritSpeedupRuns: GRIT's headline runs its applications under the
+// three uniform policies and GRIT on 4 GPUs, each GPU at the footprint /
+// 4 / 1.43 that puts the GPUs together at 70% of it.
+func TestGritSpeedupRuns(t *testing.T) {
+	f, err := Lookup("grit-speedup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := f.Runs(nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 4*len(GritWorkloads) {
+		t.Fatalf("%d runs, want %d", len(runs), 4*len(GritWorkloads))
+	}
+	for _, r := range runs {
+		if r.GPUs != 4 || r.Config.Oversubscribe != 1.43 || !slices.Contains(GritWorkloads, r.Workload) ||
+			!slices.Contains([]string{"on-touch", "access-counter", "duplication", "grit"}, r.Policy) {
+			t.Fatalf("run %s/%s on %d GPUs at oversubscribe %g", r.Workload, r.Policy, r.GPUs, r.Config.Oversubscribe)
+		}
 	}
 }
