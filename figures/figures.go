@@ -306,6 +306,7 @@ func All() []Figure {
 				{Label: "oasis", Run: sel("oasis", 4), Base: ot4, Metric: Faults}}},
 		onePolicy("fig25", "OASIS Fig. 25: 150% oversubscription", "oversubscribe", "1.5", "on-touch", "oasis"),
 		gritSpeedup(onePolicy),
+		multiOversub(),
 		{Name: "grit-threshold", Title: "GRIT Fig. 21: fault thresholds 2, 4, 8, 16", YLabel: "speedup over on-touch",
 			Specs: func(w []string) []sweep.Spec {
 				return []sweep.Spec{spec(w, []string{"on-touch"}, []int{4}, "", nil),

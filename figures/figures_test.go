@@ -181,3 +181,27 @@ func TestGritSpeedupRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiOversubRuns: every combination the multi-GPU oversubscription
+// figure draws is a run the platform accepts, and each run is at 150%.
+func TestMultiOversubRuns(t *testing.T) {
+	f, err := Lookup("multi-oversub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := f.Runs([]string{"mm"}, 0.02)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 9 || len(f.Series) != 8 {
+		t.Fatalf("%d runs and %d series, want 9 and 8", len(runs), len(f.Series))
+	}
+	for _, r := range runs {
+		if r.Config.Oversubscribe != 1.5 || r.GPUs != 4 {
+			t.Fatalf("%s at %g on %d GPUs", r.Policy, r.Config.Oversubscribe, r.GPUs)
+		}
+		if err := platform.Check(platform.Options{Workload: r.Workload, Policy: r.Policy, Seed: 1, Scale: r.Scale, Config: r.Config}); err != nil {
+			t.Fatalf("%s with %v: %v", r.Policy, r.Sets, err)
+		}
+	}
+}
