@@ -156,6 +156,43 @@ type Figure struct {
 	// paper's mechanisms see the paper's counts (SizeSimilar). The OASIS
 	// figures need neither: scale 1 is their paper's Table II or III size.
 	PaperScales, SimilarScales map[string]float64
+	// seeds, when above 1, runs every configuration on seeds 1..seeds
+	// (WithSeeds).
+	seeds int
+}
+
+// WithSeeds is f run on seeds 1 to n: its table holds each value's mean
+// over the seeds, each run paired with its baseline on the same seed,
+// and the spread as a "<series> min" and a "<series> max" column, which
+// the plot draws as whiskers (a figure with a Summary gets the means
+// only). n of 1 or less is f.
+func (f Figure) WithSeeds(n int) Figure {
+	if n <= 1 {
+		return f
+	}
+	f.seeds = n
+	seeds := make([]uint64, n)
+	for i := range seeds {
+		seeds[i] = uint64(i + 1)
+	}
+	specs, specsAt := f.Specs, f.SpecsAt
+	seeded := func(ss []sweep.Spec) []sweep.Spec {
+		out := slices.Clone(ss)
+		for i := range out {
+			out[i].Seeds = seeds
+		}
+		return out
+	}
+	if specs != nil {
+		f.Specs = func(w []string) []sweep.Spec { return seeded(specs(w)) }
+	}
+	if specsAt != nil {
+		f.SpecsAt = func(w []string, scale float64) ([]sweep.Spec, error) {
+			ss, err := specsAt(w, scale)
+			return seeded(ss), err
+		}
+	}
+	return f
 }
 
 // sized gives each of figs that runs exactly workloads the paper's and the
@@ -518,38 +555,103 @@ func (f Figure) Reduce(results []*platform.Result) plots.Table {
 		}
 	}
 	t.Apps = append(t.Apps, sortedKeys(apps)...)
-	find := func(app string, s Selector) *platform.Result {
+	// seed 0 takes a run of any seed: a figure on one seed matches the
+	// runs cached before seeds were a figure's.
+	seeds := []uint64{0}
+	if f.seeds > 1 {
+		seeds = seeds[:0]
+		for k := 1; k <= f.seeds; k++ {
+			seeds = append(seeds, uint64(k))
+		}
+	}
+	find := func(app string, s Selector, seed uint64) *platform.Result {
 		for _, r := range results {
-			if r.Workload == app && s.match(r) {
+			if r.Workload == app && (seed == 0 || r.Seed == seed) && s.match(r) {
 				return r
 			}
 		}
 		return nil
 	}
-	sum := make([]float64, len(f.Series))
-	cnt := make([]int, len(f.Series))
-	for _, app := range t.Apps {
-		row := make([]float64, len(f.Series))
-		for i, s := range f.Series {
-			row[i] = value(s, find(app, s.Run), find(app, s.Base))
-			if row[i] == row[i] { // not NaN
-				sum[i] += row[i]
-				cnt[i]++
+	// per[k][app][series] is seed k's value; the average row is each
+	// seed's mean over the applications it has.
+	per := make([][][]float64, len(seeds))
+	for k, seed := range seeds {
+		for _, app := range t.Apps {
+			row := make([]float64, len(f.Series))
+			for i, s := range f.Series {
+				row[i] = value(s, find(app, s.Run, seed), find(app, s.Base, seed))
 			}
+			per[k] = append(per[k], row)
+		}
+		per[k] = append(per[k], columnMeans(per[k], len(f.Series)))
+	}
+	t.Apps = append(t.Apps, "average")
+	for a := range t.Apps {
+		row := make([]float64, len(f.Series))
+		for i := range row {
+			row[i] = meanOf(per, a, i)
 		}
 		t.Values = append(t.Values, row)
 	}
-	avg := make([]float64, len(f.Series))
-	for i := range avg {
-		avg[i] = nan
-		if cnt[i] > 0 {
-			avg[i] = sum[i] / float64(cnt[i])
+	if f.Summary != nil {
+		return f.Summary(t) // of the means: a summary row has no per-seed spread
+	}
+	if len(seeds) > 1 {
+		t = withSpread(t, per)
+	}
+	return t
+}
+
+// columnMeans is each column's mean over rows, NaN ignored (NaN when
+// every row's is).
+func columnMeans(rows [][]float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		sum, cnt := 0.0, 0
+		for _, r := range rows {
+			if r[i] == r[i] {
+				sum += r[i]
+				cnt++
+			}
+		}
+		out[i] = nan
+		if cnt > 0 {
+			out[i] = sum / float64(cnt)
 		}
 	}
-	t.Apps = append(t.Apps, "average")
-	t.Values = append(t.Values, avg)
-	if f.Summary != nil {
-		return f.Summary(t)
+	return out
+}
+
+// meanOf is the mean over seeds of per[k][a][i], NaN ignored.
+func meanOf(per [][][]float64, a, i int) float64 {
+	rows := make([][]float64, len(per))
+	for k := range per {
+		rows[k] = []float64{per[k][a][i]}
+	}
+	return columnMeans(rows, 1)[0]
+}
+
+// withSpread adds each series' smallest and largest value over the seeds
+// as "<series> min" and "<series> max" columns.
+func withSpread(t plots.Table, per [][][]float64) plots.Table {
+	n := len(t.Series)
+	for i := range n {
+		t.Series = append(t.Series, t.Series[i]+plots.MinSuffix, t.Series[i]+plots.MaxSuffix)
+	}
+	for a := range t.Values {
+		for i := range n {
+			lo, hi := nan, nan
+			for k := range per {
+				v := per[k][a][i]
+				if v == v && !(v >= lo) {
+					lo = v
+				}
+				if v == v && !(v <= hi) {
+					hi = v
+				}
+			}
+			t.Values[a] = append(t.Values[a], lo, hi)
+		}
 	}
 	return t
 }

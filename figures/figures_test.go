@@ -205,3 +205,40 @@ func TestMultiOversubRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestWithSeeds: a figure on three seeds runs every configuration on each,
+// pairs each run with its baseline on the same seed, and tabulates the
+// mean with the smallest and largest value beside it.
+func TestWithSeeds(t *testing.T) {
+	f, err := Lookup("fig16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f3 := f.WithSeeds(3)
+	one, _ := f.Runs([]string{"mm"}, 0.1)
+	three, _ := f3.Runs([]string{"mm"}, 0.1)
+	if len(three) != 3*len(one) {
+		t.Fatalf("%d runs on three seeds, %d on one", len(three), len(one))
+	}
+	th := map[string]string{"policy.reset_threshold": "4"}
+	var rs []*platform.Result
+	// Seed k: on-touch 100k ns, OASIS 50 ns: speedups 2, 4, 6.
+	for k := 1; k <= 3; k++ {
+		ot, oa := res("mm", "on-touch", 4, 100*float64(k), 10, nil), res("mm", "oasis", 4, 50, 5, th)
+		ot.Seed, oa.Seed = uint64(k), uint64(k)
+		rs = append(rs, ot, oa)
+	}
+	tab := f3.Reduce(rs)
+	col := func(name string) int { return slices.Index(tab.Series, name) }
+	s := f.Series[0].Label
+	if col(s) < 0 || col(s+" min") < 0 || col(s+" max") < 0 {
+		t.Fatalf("series %v", tab.Series)
+	}
+	row := tab.Values[0]
+	if row[col(s)] != 4 || row[col(s+" min")] != 2 || row[col(s+" max")] != 6 {
+		t.Fatalf("mean, min, max %v, %v, %v; want 4, 2, 6", row[col(s)], row[col(s+" min")], row[col(s+" max")])
+	}
+	if same := f.Reduce(rs[:2]); len(same.Series) != len(f.Series) {
+		t.Fatalf("one seed grew spread columns: %v", same.Series)
+	}
+}

@@ -19,14 +19,50 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Table is a figure's data as its CSV holds it: Values[app][series], NaN
-// where a value is missing (an empty field in the CSV).
+// where a value is missing (an empty field in the CSV). A series named
+// "<s> min" or "<s> max" beside a series <s> is <s>'s spread (a figure run
+// on several seeds), which Plot draws as a whisker on <s>'s bar.
 type Table struct {
 	Series []string
 	Apps   []string
 	Values [][]float64
+}
+
+// The suffixes of a series' spread columns.
+const (
+	MinSuffix = " min"
+	MaxSuffix = " max"
+)
+
+// spread splits the series into bars and, for each bar with both spread
+// columns, their indices.
+func (t Table) spread() (bars []int, lo, hi map[int]int) {
+	idx := map[string]int{}
+	for i, s := range t.Series {
+		idx[s] = i
+	}
+	lo, hi = map[int]int{}, map[int]int{}
+	for i, s := range t.Series {
+		l, okl := idx[s+MinSuffix]
+		h, okh := idx[s+MaxSuffix]
+		if okl && okh {
+			lo[i], hi[i] = l, h
+		}
+	}
+	spreadCol := map[int]bool{}
+	for i := range lo {
+		spreadCol[lo[i]], spreadCol[hi[i]] = true, true
+	}
+	for i := range t.Series {
+		if !spreadCol[i] {
+			bars = append(bars, i)
+		}
+	}
+	return bars, lo, hi
 }
 
 // WriteCSV writes the table wide: one row per application (and the
@@ -100,38 +136,44 @@ func (t Table) Plot(title, ylabel string, stacked bool, base string) error {
 	p.Y.Label.Text = ylabel
 	p.Legend.Top = true
 	p.Legend.Left = false
-	w := vg.Length(max(6, float64(len(t.Apps))*float64(len(t.Series))*0.18+2)) * vg.Inch
+	bars, lo, hi := t.spread()
+	w := vg.Length(max(6, float64(len(t.Apps))*float64(len(bars))*0.18+2)) * vg.Inch
 	group := float64(w) * 0.8 / float64(max(1, len(t.Apps)))
-	width := vg.Length(group * 0.8 / float64(max(1, len(t.Series))))
+	width := vg.Length(group * 0.8 / float64(max(1, len(bars))))
 	if stacked {
 		width = vg.Length(group * 0.6)
 	}
-	var below *plotter.BarChart
-	for i, s := range t.Series {
+	column := func(i int) plotter.Values {
 		vals := make(plotter.Values, len(t.Apps))
 		for a := range t.Apps {
-			v := t.Values[a][i]
-			if math.IsNaN(v) {
-				v = 0
+			vals[a] = t.Values[a][i]
+			if math.IsNaN(vals[a]) {
+				vals[a] = 0
 			}
-			vals[a] = v
 		}
-		bc, err := plotter.NewBarChart(vals, width)
+		return vals
+	}
+	var below *plotter.BarChart
+	for n, i := range bars {
+		bc, err := plotter.NewBarChart(column(i), width)
 		if err != nil {
 			return err
 		}
 		bc.LineStyle.Width = vg.Length(0)
-		bc.Color = plotutil.Color(i)
+		bc.Color = plotutil.Color(n)
 		if stacked {
 			if below != nil {
 				bc.StackOn(below)
 			}
 			below = bc
 		} else {
-			bc.Offset = vg.Length(float64(i)-float64(len(t.Series)-1)/2) * width
+			bc.Offset = vg.Length(float64(n)-float64(len(bars)-1)/2) * width
 		}
 		p.Add(bc)
-		p.Legend.Add(s, bc)
+		if l, ok := lo[i]; ok && !stacked {
+			p.Add(whiskers{lo: column(l), hi: column(hi[i]), offset: bc.Offset})
+		}
+		p.Legend.Add(t.Series[i], bc)
 	}
 	if !stacked { // figures' bars are usually ratios to a baseline: mark 1
 		one := plotter.NewFunction(func(float64) float64 { return 1 })
@@ -151,4 +193,34 @@ func (t Table) Plot(title, ylabel string, stacked bool, base string) error {
 		}
 	}
 	return nil
+}
+
+// whiskers draws each application's spread, lo to hi, as a line through
+// its bar (offset from the application's position, as the bar is).
+type whiskers struct {
+	lo, hi plotter.Values
+	offset vg.Length
+}
+
+func (w whiskers) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	style := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
+	for a := range w.lo {
+		if w.lo[a] == 0 && w.hi[a] == 0 {
+			continue
+		}
+		x := trX(float64(a)) + w.offset
+		c.StrokeLine2(style, x, trY(w.lo[a]), x, trY(w.hi[a]))
+		c.StrokeLine2(style, x-vg.Points(2), trY(w.lo[a]), x+vg.Points(2), trY(w.lo[a]))
+		c.StrokeLine2(style, x-vg.Points(2), trY(w.hi[a]), x+vg.Points(2), trY(w.hi[a]))
+	}
+}
+
+// DataRange makes the axes hold the whiskers.
+func (w whiskers) DataRange() (xmin, xmax, ymin, ymax float64) {
+	ymin, ymax = math.Inf(1), math.Inf(-1)
+	for a := range w.lo {
+		ymin, ymax = min(ymin, w.lo[a]), max(ymax, w.hi[a])
+	}
+	return 0, float64(len(w.lo) - 1), ymin, ymax
 }

@@ -58,3 +58,18 @@ func TestReadCSVRejectsInfiniteValuesNamingRowAndColumn(t *testing.T) {
 		t.Fatalf("NaN is a missing value: %v", err)
 	}
 }
+
+// TestSpreadColumns: "<s> min" and "<s> max" beside <s> are its whiskers,
+// not bars of their own; a lone "x min" stays a bar.
+func TestSpreadColumns(t *testing.T) {
+	tab := Table{Series: []string{"a", "b", "a min", "a max", "x min"}, Apps: []string{"mm", "average"},
+		Values: [][]float64{{2, 1, 1.5, 3, 1}, {2, 1, 1.5, 3, 1}}}
+	bars, lo, hi := tab.spread()
+	if len(bars) != 3 || bars[0] != 0 || bars[1] != 1 || bars[2] != 4 || lo[0] != 2 || hi[0] != 3 || len(lo) != 1 {
+		t.Fatalf("bars %v, lo %v, hi %v", bars, lo, hi)
+	}
+	base := filepath.Join(t.TempDir(), "fig")
+	if err := tab.Plot("t", "speedup", false, base); err != nil {
+		t.Fatal(err)
+	}
+}

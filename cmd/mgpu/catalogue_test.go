@@ -118,6 +118,7 @@ var catalogue = []catalogueRow{
 	{name: "unknown progress mode", args: []string{"run", "--progress", "nope"}, code: 2, want: []string{`--progress "nope"`, "auto, on, off"}},
 	{name: "unknown log level", args: []string{"run", "--log-level", "nope"}, code: 2, want: []string{`--log-level "nope"`, "trace, debug, info, warn, error"}},
 	{name: "unknown figure", args: []string{"figure", "nope"}, code: 2, want: []string{`unknown figure "nope"`, "fig15"}},
+	{name: "figure zero seeds", args: []string{"figure", "fig15", "--seeds", "0"}, code: 2, want: []string{"--seeds 0", "between 1 and 100"}},
 	{name: "characterize unknown workload", args: []string{"characterize", "--workload", "nope"}, code: 2, want: []string{`unknown workload "nope"`}},
 	{name: "trace without subcommand", args: []string{"trace"}, code: 2, want: []string{"give a subcommand: record"}},
 	{name: "trace record without --out", args: []string{"trace", "record", "--workload", "mm"}, code: 2, want: []string{"--out is required"}},

@@ -243,11 +243,14 @@ func cmdCollect(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// maxFigureSeeds bounds --seeds: each seed is a whole figure's runs.
+const maxFigureSeeds = 100
+
 // quickScale sizes a --quick figure: small enough for seconds, large enough
 // that greedy dispatch still spreads mm's workgroups over 4 GPUs.
 const quickScale = 0.2
 
-// cmdFigure: mgpu figure NAME [--quick] [--size S] [--scale F] [--jobs N] [--out DIR]
+// cmdFigure: mgpu figure NAME [--quick] [--size S] [--scale F] [--seeds N] [--jobs N] [--out DIR]
 func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("figure")
 	quick := boolFlag(fs, "quick", false, "smoke run at --scale 0.2")
@@ -257,6 +260,7 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	jobs := intFlag(fs, "jobs", runtime.NumCPU(), "runs in parallel")
 	out := fs.String("out", filepath.Join("results", "figures"), "directory for the figure's CSV, PNG and SVG")
 	results := fs.String("results", "results", "per-run results directory (shared across figures, so runs are reused)")
+	seeds := intFlag(fs, "seeds", 1, "run every configuration on seeds 1..N: the table holds the means, with each series' min and max, drawn as whiskers")
 	var logLevel string
 	addLogLevelFlag(fs, &logLevel)
 	name, err := parsePositional(fs, args, stdout)
@@ -294,6 +298,10 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 		}
 		scale = quickScale
 	}
+	if *seeds < 1 || *seeds > maxFigureSeeds {
+		return badInput("--seeds %d: must be between 1 and %d", *seeds, maxFigureSeeds)
+	}
+	fig = fig.WithSeeds(*seeds)
 	runs, err := fig.RunsAt(figures.Available(), *size, scale)
 	if err != nil {
 		return inputError{err}
@@ -309,6 +317,9 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 		base += "-quick"
 	} else if scale != 1 {
 		base += fmt.Sprintf("-x%g", scale)
+	}
+	if *seeds > 1 {
+		base += fmt.Sprintf("-seeds%d", *seeds)
 	}
 	// The figure's files are written after every run: check them first.
 	if err := atomicfile.CheckDir(*out); err != nil {

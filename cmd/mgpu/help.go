@@ -67,7 +67,7 @@ itself (gpus, seeds, ...): put those values in the spec's own list.
 		example: "mgpu collect results --csv all.csv",
 	},
 	"figure": {
-		usage: "mgpu figure NAME [--quick] [--size default|paper|similar] [--scale F] [--jobs N] [--out DIR] [--results DIR]",
+		usage: "mgpu figure NAME [--quick] [--size default|paper|similar] [--scale F] [--seeds N] [--jobs N] [--out DIR] [--results DIR]",
 		about: "Runs (or reuses) the runs of one of the paper's figures, then writes its table as\nCSV and draws it as PNG and SVG. Names: " + strings.Join(figures.Names(), ", ") + ".\n" +
 			"The characterization figures (OASIS §IV and Fig. 20) are computed from zero-latency\n" +
 			"characterizations on 4 GPUs, seed 1 (not cached; oasis-decisions and pingpong add\n" +

@@ -29,7 +29,7 @@ Usage:
   mgpu list  workloads, policies, and every config key with its default and source
   mgpu sweep spec.yaml [--jobs N] [--emit slurm|list] [--tasks T --task i]
   mgpu collect DIR [--csv out.csv]
-  mgpu figure NAME [--quick] [--size S] [--scale F] [--jobs N] [--out results/figures]   ('mgpu figure --help' lists the names)
+  mgpu figure NAME [--quick] [--size S] [--scale F] [--seeds N] [--jobs N] [--out results/figures]   ('mgpu figure --help' lists the names)
   mgpu plot data.csv --kind bars|stacked
   mgpu characterize --workload NAME [--gpus N] [--scale F] [--size S] [--seed N] [--distribution D] [--out DIR]
   mgpu trace record --workload NAME --out w.mgputrace [--gpus N] [--scale F] [--seed N]
