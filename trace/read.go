@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sync"
 )
 
 // FormatError is a trace file that cannot be read: truncated, corrupt or
@@ -26,6 +27,13 @@ type File struct {
 	size   int64
 	blocks []blockRef
 	meta   blockRef
+	// verified is set once Verify has walked every instruction: later
+	// reads trust the CRC alone.
+	verified bool
+	// z is one decompressor, reset for each block: a new one per
+	// workgroup was a fifth of a replay's time.
+	mu sync.Mutex
+	z  io.ReadCloser
 }
 
 // Open reads a trace file's header, footer and index.
@@ -137,9 +145,17 @@ func (f *File) Workgroups() int { return len(f.blocks) }
 func (f *File) Meta() ([]byte, error) { return f.inflate(f.meta) }
 
 func (f *File) inflate(b blockRef) ([]byte, error) {
-	z := flate.NewReader(io.NewSectionReader(f.r, int64(b.off), int64(b.n)))
-	defer z.Close()
-	out, err := io.ReadAll(z)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	sr := io.NewSectionReader(f.r, int64(b.off), int64(b.n))
+	if f.z == nil {
+		f.z = flate.NewReader(sr)
+	} else if err := f.z.(flate.Resetter).Reset(sr, nil); err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, 4*b.n))
+	_, err := buf.ReadFrom(f.z)
+	out := buf.Bytes()
 	if err != nil {
 		return nil, &FormatError{int64(b.off), "corrupt block: " + err.Error()}
 	}
@@ -175,6 +191,10 @@ func (f *File) Workgroup(i int) (*Workgroup, error) {
 		}
 		p += k
 		w.wfs[j] = raw[p : p+int(l)]
+		if f.verified {
+			p += int(l)
+			continue
+		}
 		if at, msg := check(w.wfs[j]); msg != "" {
 			return nil, bad(p+at, fmt.Sprintf("wavefront %d: %s", j, msg))
 		}
@@ -227,6 +247,7 @@ func (f *File) Verify() error {
 	if _, err := f.Meta(); err != nil {
 		return err
 	}
+	f.verified = true
 	return nil
 }
 
@@ -252,23 +273,32 @@ func (r *Replay) Next(in *Instruction) bool {
 	if r.p >= len(r.b) {
 		return false
 	}
-	c, k := binary.Uvarint(r.b[r.p:])
-	r.p += k
+	var c, l uint64
+	c, r.p = uvarint(r.b, r.p)
 	in.Compute = int(c)
 	in.Write = r.b[r.p] == 1
 	r.p++
-	l, k := binary.Uvarint(r.b[r.p:])
-	r.p += k
+	l, r.p = uvarint(r.b, r.p)
 	in.Lanes = int(l)
 	prev := r.first
 	for i := 0; i < in.Lanes; i++ {
-		d, k := binary.Varint(r.b[r.p:])
-		r.p += k
-		prev += uint64(d)
+		var u uint64
+		u, r.p = uvarint(r.b, r.p)
+		prev += uint64(int64(u>>1) ^ -int64(u&1)) // zigzag, as binary.Varint
 		in.Addr[i] = prev
 		if i == 0 {
 			r.first = prev
 		}
 	}
 	return true
+}
+
+// uvarint decodes the varint at b[p], checked when its workgroup was
+// read, and returns it and the position after it; most are one byte.
+func uvarint(b []byte, p int) (uint64, int) {
+	if c := b[p]; c < 0x80 {
+		return uint64(c), p + 1
+	}
+	v, k := binary.Uvarint(b[p:])
+	return v, p + k
 }
