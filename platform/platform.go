@@ -183,13 +183,10 @@ func (o Options) setUp() (setUp, error) {
 // built it (System.build).
 func setupWorkload(w benchmarks.Workload, o Options, traits pagepolicy.Traits) (*objtable.Allocator, []benchmarks.Kernel, error) {
 	c := o.Config
-	tag := objtable.Tagging{IDBits: c.Policy.IDBits, ConfigBit: 1}
-	if traits.Untagged {
-		tag.ConfigBit = 0
-	}
+	tag := taggingOf(c, traits)
 	params := o.params()
 	for {
-		alloc, err := objtable.NewAllocator(tag, max(uint64(c.PageSize), 2<<20))
+		alloc, err := objtable.NewAllocator(tag, allocAlign(c))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -212,6 +209,21 @@ func setupWorkload(w benchmarks.Workload, o Options, traits pagepolicy.Traits) (
 		return alloc, kernels, nil
 	}
 }
+
+// taggingOf is the pointer tagging a run starts from: policy.id_bits of
+// Obj_ID and the configuration bit, or no tag for a policy that wants
+// untagged pointers.
+func taggingOf(c Config, traits pagepolicy.Traits) objtable.Tagging {
+	tag := objtable.Tagging{IDBits: c.Policy.IDBits, ConfigBit: 1}
+	if traits.Untagged {
+		tag.ConfigBit = 0
+	}
+	return tag
+}
+
+// allocAlign aligns objects to the largest page size in use (2 MB at
+// least), so no two objects share a page.
+func allocAlign(c Config) uint64 { return max(uint64(c.PageSize), 2<<20) }
 
 // params is what the workload is sized from.
 func (o Options) params() benchmarks.Params {

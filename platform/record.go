@@ -57,9 +57,5 @@ func RecordingFor(o Options) (benchmarks.Params, objtable.Tagging, uint64, error
 	if o.Size == "" {
 		o.Size = "auto"
 	}
-	tag := objtable.Tagging{IDBits: o.Config.Policy.IDBits, ConfigBit: 1}
-	if traits.Untagged {
-		tag.ConfigBit = 0
-	}
-	return o.params(), tag, max(uint64(o.Config.PageSize), 2<<20), nil
+	return o.params(), taggingOf(o.Config, traits), allocAlign(o.Config), nil
 }
