@@ -211,11 +211,11 @@ func (f *File) Workgroup(i int) (*Workgroup, error) {
 func check(b []byte) (int, string) {
 	p := 0
 	for p < len(b) {
-		if _, k := binary.Uvarint(b[p:]); k <= 0 {
+		_, k := binary.Uvarint(b[p:])
+		if k <= 0 {
 			return p, "truncated compute cycles"
-		} else {
-			p += k
 		}
+		p += k
 		if p >= len(b) || b[p] > 1 {
 			return p, "bad flags"
 		}
