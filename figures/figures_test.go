@@ -160,8 +160,8 @@ func TestRunsAtSize(t *testing.T) {
 }
 
 // TestGritSpeedupRuns: GRIT's headline runs its applications under the
-// three uniform policies and GRIT on 4 GPUs, each GPU at the footprint /
-// 4 / 1.43 that puts the GPUs together at 70% of it.
+// three uniform policies, GRIT and Griffin-DPC on 4 GPUs, each GPU at the
+// footprint / 4 / 1.43 that puts the GPUs together at 70% of it.
 func TestGritSpeedupRuns(t *testing.T) {
 	f, err := Lookup("grit-speedup")
 	if err != nil {
@@ -171,14 +171,24 @@ func TestGritSpeedupRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 4*len(GritWorkloads) {
-		t.Fatalf("%d runs, want %d", len(runs), 4*len(GritWorkloads))
+	if len(runs) != 5*len(GritWorkloads) {
+		t.Fatalf("%d runs, want %d", len(runs), 5*len(GritWorkloads))
 	}
+	dpc := 0
 	for _, r := range runs {
 		if r.GPUs != 4 || r.Config.Oversubscribe != 1.43 || !slices.Contains(GritWorkloads, r.Workload) ||
 			!slices.Contains([]string{"on-touch", "access-counter", "duplication", "grit"}, r.Policy) {
 			t.Fatalf("run %s/%s on %d GPUs at oversubscribe %g", r.Workload, r.Policy, r.GPUs, r.Config.Oversubscribe)
 		}
+		if r.Config.UVM.Adaptive == "griffin-dpc" {
+			dpc++
+			if r.Policy != "access-counter" || r.Config.Policy.ACHost != "migrate" {
+				t.Fatalf("Griffin-DPC over %s with ac_host %s: want first-touch access-counter", r.Policy, r.Config.Policy.ACHost)
+			}
+		}
+	}
+	if dpc != len(GritWorkloads) {
+		t.Fatalf("%d Griffin-DPC runs", dpc)
 	}
 }
 

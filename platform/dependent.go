@@ -128,6 +128,9 @@ var dependencies = []dependency{
 	{keys: []string{"uvm.uvmsmart.*"},
 		on:    func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveUVMSmart },
 		while: "uvm.adaptive", use: "uvm.adaptive=uvmsmart"},
+	{keys: []string{"uvm.griffin.*"},
+		on:    func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveGriffin },
+		while: "uvm.adaptive", use: "uvm.adaptive=griffin-dpc"},
 	{keys: []string{"uvm.suv.*"},
 		on:    func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveSUV || c.UVM.Adaptive == uvm.AdaptiveSC },
 		while: "uvm.adaptive", use: "uvm.adaptive=suv or sc"},
@@ -187,8 +190,10 @@ var dependencies = []dependency{
 	// The access counters: a runtime that adapts to oversubscription
 	// counts with its own threshold and region (platform.accessCounters).
 	{keys: []string{"policy.ac_threshold", "policy.ac_group", "policy.ac_migrate"},
-		on:    func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveNone },
-		while: "uvm.adaptive", use: "uvm.adaptive=none",
+		on: func(c *Config) bool {
+			return c.UVM.Adaptive == uvm.AdaptiveNone || c.UVM.Adaptive == uvm.AdaptiveGriffin
+		},
+		while: "uvm.adaptive", use: "uvm.adaptive=none or griffin-dpc",
 		note: "uvmsmart counts by uvm.uvmsmart.migrate_threshold over uvm.prefetch.block_size, observuvm by uvm.observuvm.counter_threshold and counter_granularity, suv and sc by uvm.suv.ac_threshold and ac_group"},
 
 	// Links: one GPU has no peer, and each PCIe model reads its own keys.

@@ -21,6 +21,7 @@ import (
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	_ "github.com/mgpu-sim/mgpu/runtimes/earlyadaptor" // registers uvm.prefetch_control early-adaptor
+	_ "github.com/mgpu-sim/mgpu/runtimes/griffin"      // registers uvm.adaptive griffin-dpc
 	_ "github.com/mgpu-sim/mgpu/runtimes/observuvm"    // registers uvm.adaptive observuvm
 	_ "github.com/mgpu-sim/mgpu/runtimes/suv"          // registers uvm.adaptive suv and sc
 	_ "github.com/mgpu-sim/mgpu/runtimes/uvmsmart"     // registers uvm.adaptive uvmsmart

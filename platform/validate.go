@@ -191,6 +191,11 @@ func (c Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
+	if c.UVM.Adaptive == uvm.AdaptiveGriffin {
+		if err := c.UVM.Griffin.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if c.UVM.Adaptive == uvm.AdaptiveUVMSmart {
 		if err := c.UVM.UVMSmart.Validate(); err != nil {
 			errs = append(errs, err)

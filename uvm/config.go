@@ -2,6 +2,7 @@ package uvm
 
 import (
 	"github.com/mgpu-sim/mgpu/earlyadaptor"
+	"github.com/mgpu-sim/mgpu/griffin"
 	"github.com/mgpu-sim/mgpu/observuvm"
 	"github.com/mgpu-sim/mgpu/prefetch"
 	"github.com/mgpu-sim/mgpu/suv"
@@ -113,7 +114,7 @@ type Config struct {
 	// UVMSmart's pattern detection (package uvmsmart; needs --policy
 	// on-touch and software handling, and sets the GPUs' access counters
 	// to uvm.uvmsmart.migrate_threshold over 64 KB blocks).
-	Adaptive string `yaml:"adaptive" doc:"oversubscription runtime: none | uvmsmart (UVMSmart DATE'21: per-allocation pattern detection turns on zero-copy and tbn eviction) | observuvm (ObservUVM: sampled observability picks 2 MB victims) | suv (SUV MICRO'24: the workload's static hints pin, reserve, prefetch and count per launch) | sc (SUV's SC baseline: whole structures by access count)"`
+	Adaptive string `yaml:"adaptive" doc:"oversubscription runtime: none | uvmsmart (UVMSmart DATE'21: per-allocation pattern detection turns on zero-copy and tbn eviction) | observuvm (ObservUVM: sampled observability picks 2 MB victims) | suv (SUV MICRO'24: the workload's static hints pin, reserve, prefetch and count per launch) | sc (SUV's SC baseline: whole structures by access count) | griffin-dpc (Griffin HPCA'20's DPC, approximated: each epoch, pages one GPU dominates in the access counters migrate there; over --policy access-counter)"`
 	// UVMSmart's parameters (uvmsmart.Config; its released simulator).
 	UVMSmart uvmsmart.Config `yaml:"uvmsmart"`
 	// ObservUVM's parameters (observuvm.Config; its paper, and the choices
@@ -123,6 +124,10 @@ type Config struct {
 	// SUV-Mgmt's parameters (suv.Config; its paper, and its released
 	// policy code where the paper is silent), for uvm.adaptive=suv and sc.
 	SUV suv.Config `yaml:"suv"`
+	// Griffin's DPC, approximated (griffin.Config: Griffin's values are
+	// not public; its doc comments give the choices), for
+	// uvm.adaptive=griffin-dpc.
+	Griffin griffin.Config `yaml:"griffin"`
 }
 
 // Oversubscription runtimes (uvm.adaptive).
@@ -132,6 +137,7 @@ const (
 	AdaptiveObservUVM = "observuvm"
 	AdaptiveSUV       = "suv"
 	AdaptiveSC        = "sc"
+	AdaptiveGriffin   = "griffin-dpc"
 )
 
 // Prefetch controllers.
@@ -146,7 +152,8 @@ func DefaultConfig() Config {
 		ThrashingLapseNs: 500000, ThrashingThreshold: 3, ThrashingPinThreshold: 10, Eviction: "lrm-2mb", EvictionChunk: 2 * units.MB,
 		HostMemoryNs: 100, Prefetch: defaultPrefetch(), PrefetchControl: ControlNone, EA: earlyadaptor.DefaultConfig(),
 		FaultHandling: HandlingSoftware, UVMMU: uvmmu.DefaultConfig(), PerFaultCharge: ChargeEvery,
-		Adaptive: AdaptiveNone, UVMSmart: uvmsmart.DefaultConfig(), ObservUVM: defaultObservUVM(), SUV: suv.DefaultConfig()}
+		Adaptive: AdaptiveNone, UVMSmart: uvmsmart.DefaultConfig(), ObservUVM: defaultObservUVM(), SUV: suv.DefaultConfig(),
+		Griffin: griffin.DefaultConfig()}
 }
 
 // defaultPrefetch is the driver's prefetcher configuration, switched off.

@@ -1,6 +1,8 @@
 package uvm
 
 import (
+	"github.com/sarchlab/akita/v3/sim"
+
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
@@ -30,6 +32,8 @@ type Ops interface {
 	Checking() bool
 	// Fail stops the run with err at the next tick.
 	Fail(err error)
+	// Now is when the batch in service was serviced.
+	Now() sim.VTimeInSec
 }
 
 // ops is the Service's Ops.
@@ -55,3 +59,9 @@ func (o ops) Migrate(g int, p uint64, invals [][]uvmproto.Inval) {
 func (o ops) Counters(g int) *stats.Counters { return o.s.counters[g] }
 func (o ops) Checking() bool                 { return o.s.check != nil }
 func (o ops) Fail(err error)                 { o.s.failStep(err) }
+func (o ops) Now() sim.VTimeInSec {
+	if o.s.cur == nil {
+		return 0
+	}
+	return o.s.cur.servicedAt
+}
