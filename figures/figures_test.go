@@ -192,6 +192,41 @@ func TestGritSpeedupRuns(t *testing.T) {
 	}
 }
 
+// TestGritThresholdSharesRuns: GRIT Fig. 21 runs GRIT's applications at
+// GRIT's memory setting, and its on-touch and threshold-4 runs are
+// grit-speedup's own (the same hashes), so the two figures cost 40 + 24
+// runs, not 80.
+func TestGritThresholdSharesRuns(t *testing.T) {
+	hashes := func(name string) map[string]bool {
+		f, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := f.Runs(nil, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, r := range runs {
+			if r.Config.Oversubscribe != 1.43 || !slices.Contains(GritWorkloads, r.Workload) {
+				t.Fatalf("%s: %s/%s at oversubscribe %g", name, r.Workload, r.Policy, r.Config.Oversubscribe)
+			}
+			out[r.Hash()] = true
+		}
+		return out
+	}
+	speedup, threshold := hashes("grit-speedup"), hashes("grit-threshold")
+	shared := 0
+	for h := range threshold {
+		if speedup[h] {
+			shared++
+		}
+	}
+	if len(threshold) != 5*len(GritWorkloads) || shared != 2*len(GritWorkloads) {
+		t.Fatalf("%d threshold runs, %d shared with grit-speedup; want %d and %d", len(threshold), shared, 5*len(GritWorkloads), 2*len(GritWorkloads))
+	}
+}
+
 // TestMultiOversubRuns: every combination the multi-GPU oversubscription
 // figure draws is a run the platform accepts, and each run is at 150%.
 func TestMultiOversubRuns(t *testing.T) {
