@@ -721,7 +721,7 @@ func uvmmuFig6() Figure {
 		series = append(series, Series{Label: "UVMSmart @" + overLabel(o), Run: uvmmuSmartSel(o),
 			Base: uvmmuSmartSel(over100), Metric: Slowdown})
 	}
-	return Figure{Name: "uvmmu-fig6", Title: "UVMMU Fig. 6: execution time at 125-200% over 100% (UVMMU and NVIDIA UM)",
+	return Figure{Name: "uvmmu-fig6", Title: "UVMMU Fig. 6: execution time at 125-200% over 100% (UVMMU, NVIDIA UM and UVMSmart)",
 		YLabel: "time over 100%", Workloads: UVMMUWorkloads, PaperScales: UVMMUPaperScales,
 		Specs: func(w []string) []sweep.Spec {
 			return []sweep.Spec{uvmmuUMSpec(w, overs...), uvmmuSmartSpec(w, overs...), uvmmuHWSpec(w, UVMMUEvictions[:1], overs...)}
