@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mgpu-sim/mgpu/earlyadaptor"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/stats"
 )
@@ -247,6 +248,27 @@ func TestMultiOversubRuns(t *testing.T) {
 		}
 		if err := platform.Check(platform.Options{Workload: r.Workload, Policy: r.Policy, Seed: 1, Scale: r.Scale, Config: r.Config}); err != nil {
 			t.Fatalf("%s with %v: %v", r.Policy, r.Sets, err)
+		}
+	}
+	// Early-Adaptor's windows are scaled to a GPU's share of the
+	// footprint, and the figure's selector finds the run they were set for.
+	for _, r := range runs {
+		if r.Config.UVM.PrefetchControl != "early-adaptor" || r.Policy != "oasis" {
+			continue
+		}
+		if r.Config.UVM.EA.LongWindowNs >= earlyadaptor.DefaultConfig().LongWindowNs {
+			t.Fatalf("long window %v ns, not scaled", r.Config.UVM.EA.LongWindowNs)
+		}
+		res, err := platform.Run(r.Options())
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, s := range f.Series {
+			found = found || s.Label == "oasis oversubscribe=1.5 policy=tbn prefetch_control=early-adaptor" && s.Run.match(res)
+		}
+		if !found {
+			t.Fatalf("no series selects the Early-Adaptor run (footprint %v)", res.Footprint)
 		}
 	}
 }

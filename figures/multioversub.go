@@ -1,6 +1,9 @@
 package figures
 
-import "github.com/mgpu-sim/mgpu/sweep"
+import (
+	"github.com/mgpu-sim/mgpu/platform"
+	"github.com/mgpu-sim/mgpu/sweep"
+)
 
 // The combinations of multiOversub: what a single-GPU oversubscription
 // runtime adds to a multi-GPU policy at 150% on 4 GPUs. Only the driver's
@@ -21,23 +24,42 @@ var (
 // thresholds, each over on-touch at 150% without prefetching (OASIS Fig.
 // 25's baseline); on-touch with the prefetcher and with Early-Adaptor are
 // the single-GPU runtimes as the papers ran them, here on 4 GPUs.
-// Early-Adaptor's windows stay at their defaults (its own figures scale
-// them by footprint; no paper says how they should scale with GPUs).
+// Early-Adaptor's windows scale by each GPU's share of the footprint over
+// EA's (eaWindows, as the ea-* figures scale them by a GPU's footprint):
+// unscaled, its 1 s long window outlasts every run and it never analyses.
+// No paper says how they should scale with GPUs; a GPU's share is what
+// each GPU's controller sees.
 func multiOversub() Figure {
+	const gpus = 4
 	policies := []string{"on-touch", "oasis", "grit"}
 	var series []Selector
 	for _, p := range policies {
 		if p != "on-touch" {
-			series = append(series, sel(p, 4, multiOversubBase...))
+			series = append(series, sel(p, gpus, multiOversubBase...))
 		}
-		series = append(series, sel(p, 4, multiOversubTBN...), sel(p, 4, multiOversubEA...))
+		ea := sel(p, gpus, multiOversubEA...)
+		ea.PerRun = func(r *platform.Result) map[string]string {
+			return eaWindows(r.Workload, uint64(r.Footprint)/uint64(max(r.GPUs, 1)))
+		}
+		series = append(series, sel(p, gpus, multiOversubTBN...), ea)
 	}
 	return Figure{Name: "multi-oversub", YLabel: "speedup over on-touch at 150%",
 		Title: "OASIS and GRIT at 150% on 4 GPUs, alone, with the tree prefetcher and with Early-Adaptor",
-		Specs: func(w []string) []sweep.Spec {
-			return []sweep.Spec{spec(w, policies, []int{4}, "", fixed(multiOversubBase)),
-				spec(w, policies, []int{4}, "", fixed(multiOversubTBN)),
-				spec(w, policies, []int{4}, "", fixed(multiOversubEA))}
+		SpecsAt: func(w []string, scale float64) ([]sweep.Spec, error) {
+			specs := []sweep.Spec{spec(w, policies, []int{gpus}, "", fixed(multiOversubBase)),
+				spec(w, policies, []int{gpus}, "", fixed(multiOversubTBN))}
+			for _, wl := range w {
+				alloc, _, err := setupOn(wl, scale, gpus)
+				if err != nil {
+					return nil, err
+				}
+				sets := fixed(multiOversubEA)
+				for k, v := range eaWindows(wl, alloc.Footprint()/gpus) {
+					sets[k] = []string{v}
+				}
+				specs = append(specs, spec([]string{wl}, policies, []int{gpus}, "", sets))
+			}
+			return specs, nil
 		},
-		Series: speedups(sel("on-touch", 4, multiOversubBase...), series...)}
+		Series: speedups(sel("on-touch", gpus, multiOversubBase...), series...)}
 }

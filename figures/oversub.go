@@ -248,6 +248,12 @@ func footprintAt(workload string, scale float64) (uint64, error) {
 // setupAt sets workload up on one GPU at scale (0: 1) with the specs'
 // seed, without simulating it.
 func setupAt(workload string, scale float64) (*objtable.Allocator, []benchmarks.Kernel, error) {
+	return setupOn(workload, scale, 1)
+}
+
+// setupOn sets workload up for gpus GPUs at scale (0: 1) with the specs'
+// seed, without simulating it.
+func setupOn(workload string, scale float64, gpus int) (*objtable.Allocator, []benchmarks.Kernel, error) {
 	w, err := benchmarks.New(workload)
 	if err != nil {
 		return nil, nil, err
@@ -259,7 +265,7 @@ func setupAt(workload string, scale float64) (*objtable.Allocator, []benchmarks.
 	if scale == 0 {
 		scale = 1
 	}
-	ks, err := w.Setup(alloc, benchmarks.Params{GPUs: 1, Scale: scale, Size: benchmarks.SizeAuto, Seed: 1})
+	ks, err := w.Setup(alloc, benchmarks.Params{GPUs: gpus, Scale: scale, Size: benchmarks.SizeAuto, Seed: 1})
 	if err != nil {
 		return nil, nil, fmt.Errorf("workload %s: %w", workload, err)
 	}
