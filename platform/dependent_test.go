@@ -74,6 +74,7 @@ var dependentCases = []struct {
 	{"chunk, page eviction", []string{"uvm.eviction=lru-4kb", "uvm.eviction_chunk=4MB"}, "uvm.eviction_chunk", `uvm.eviction = "lru-4kb"`},
 	{"UVMSmart key, off", []string{"uvm.uvmsmart.migrate_threshold=4"}, "uvm.uvmsmart.migrate_threshold", `uvm.adaptive = "none"`},
 	{"SUV key, off", []string{"uvm.suv.ac_threshold=64"}, "uvm.suv.ac_threshold", `uvm.adaptive = "none"`},
+	{"Griffin key, off", []string{"uvm.griffin.epoch_ns=50000"}, "uvm.griffin.epoch_ns", `uvm.adaptive = "none"`},
 	{"SUV density under SC", []string{"uvm.adaptive=sc", "uvm.suv.density_threshold=1"}, "uvm.suv.density_threshold", `uvm.adaptive = "sc"`},
 	{"ObservUVM key, off", []string{"uvm.observuvm.samples=2"}, "uvm.observuvm.samples", `uvm.adaptive = "none"`},
 	{"tournament key, LRU", []string{"uvm.prefetch.policy=tbn", "uvm.adaptive=observuvm", "uvm.observuvm.policy=lru", "uvm.observuvm.tournament_factor=1.5"},

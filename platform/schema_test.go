@@ -90,6 +90,8 @@ func TestResultSchemaValidatesRuns(t *testing.T) {
 				c.UVM.ObservUVM.Deep = "rgp"
 				return c
 			}()}, has: []string{"policy_stats"}},
+		{name: "st_griffin-dpc", o: Options{Workload: "st", Policy: "access-counter", Seed: 1, Scale: 0.05, Config: griffinConfig(4, 20000)},
+			has: []string{"policy_stats"}},
 	}
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
