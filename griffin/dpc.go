@@ -26,6 +26,7 @@ package griffin
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -115,8 +116,8 @@ func (d *DPC) Due(nowNs float64) bool { return nowNs >= d.epochEnd }
 // boundary after it) and returns the migrations its classification asks
 // for, in page order. The slice is valid until the next Close.
 func (d *DPC) Close(nowNs float64) []Move {
-	for d.epochEnd <= nowNs {
-		d.epochEnd += d.cfg.EpochNs
+	if d.epochEnd <= nowNs {
+		d.epochEnd = (math.Floor(nowNs/d.cfg.EpochNs) + 1) * d.cfg.EpochNs
 	}
 	d.moves = d.moves[:0]
 	if len(d.pages) == 0 {

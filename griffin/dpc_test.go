@@ -74,7 +74,13 @@ func TestEpochs(t *testing.T) {
 	if m := d.Close(300); !reflect.DeepEqual(m, []Move{{1, 5}}) {
 		t.Fatalf("moves %v, want page 5 to GPU 1 only", m)
 	}
-	if m := d.Close(400); len(m) != 0 || d.Stats().Epochs != 2 {
+	// A close long after the last boundary jumps to the next one at once
+	// (a 1 ns epoch in a run of seconds must not step through them).
+	d.Close(1e12 + 50)
+	if d.Due(1e12+99) || !d.Due(1e12+100) {
+		t.Fatal("after a close at 1e12+50 the next epoch ends at 1e12+100")
+	}
+	if m := d.Close(2e12); len(m) != 0 || d.Stats().Epochs != 2 {
 		t.Fatalf("an empty epoch moves nothing and is not counted: %v %+v", m, d.Stats())
 	}
 }
