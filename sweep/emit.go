@@ -49,39 +49,81 @@ func EmitSlurm(w io.Writer, mgpu, specPath, results string, runs, tasks int) err
 // SlurmScript returns an sbatch job-array script: each array task runs one
 // slice of the sweep (every tasks-th run, see Slice) into the results
 // directory, which the nodes must share; `mgpu collect` merges them
-// afterwards. tasks 0 means ArrayTasks' default. results should be
-// absolute, as the tasks may start in another directory, and must exist
-// before the job starts: Slurm does not create the directory of --output,
-// and a task whose output file cannot be opened fails without a word.
-// SlurmScript only writes text; the caller creates the directory.
+// afterwards. Paths are used as given: the caller makes them absolute.
+// tasks caps the array size (0: one task per run, up to MaxArrayTasks); a
+// task ignores --jobs and runs its slice serially.
 func SlurmScript(mgpu, specPath, results string, runs, tasks int) (string, error) {
+	return SweepJob(specPath, results).Script(mgpu, runs, tasks)
+}
+
+// SweepJob is the sweep of specPath as an array job writing into results.
+func SweepJob(specPath, results string) ArrayJob {
+	return ArrayJob{
+		Name: "mgpu-sweep", What: "mgpu sweep",
+		Args: []string{"sweep", specPath, "--results", results, "--jobs", "1"}, Extra: []string{"--no-csv"},
+		Results: results, Then: []string{"collect", results},
+	}
+}
+
+// ArrayJob is a command that runs one slice of its runs per Slurm array
+// task (--tasks T --task i), as `mgpu sweep` and `mgpu figure` do.
+type ArrayJob struct {
+	Name, What string // the job's name and what it is, for the script's header
+	// Args is the command without the binary; every task appends --tasks
+	// T --task i and then Extra.
+	Args, Extra []string
+	Results     string   // the results directory every task writes into
+	Then        []string // the command that uses the results, when all have run
+}
+
+// Script returns the sbatch script that runs j's runs as tasks array tasks
+// (0: one per run, up to MaxArrayTasks).
+func (j ArrayJob) Script(mgpu string, runs, tasks int) (string, error) {
 	tasks, err := ArrayTasks(runs, tasks)
 	if err != nil {
 		return "", err
 	}
-	output, err := sbatchQuote(strings.ReplaceAll(results, "%", "%%") + "/slurm-%A_%a.out")
+	output, err := sbatchQuote(strings.ReplaceAll(j.Results, "%", "%%") + "/slurm-%A_%a.out")
 	if err != nil {
-		return "", fmt.Errorf("results directory %q: %w", results, err)
+		return "", fmt.Errorf("results directory %q: %w", j.Results, err)
 	}
 	per := (runs + tasks - 1) / tasks
+	task := append(append([]string{mgpu}, j.Args...), "--tasks", fmt.Sprint(tasks), "--task")
 	return fmt.Sprintf(`#!/bin/bash
-# mgpu sweep of %d runs as %d array tasks of at most %d runs each (task i
+# %s of %d runs as %d array tasks of at most %d runs each (task i
 # runs runs i, i+%d, i+2*%d, ...; --tasks sets the count, by default one
 # task per run up to %d). Submit with: sbatch <this file>
 # Every task writes into %s, which must be on a filesystem
 # the compute nodes share; it was created when this script was emitted
 # (Slurm does not create it: mkdir -p it if you moved it).
-# When every task has finished: %s collect %s
-#SBATCH --job-name=mgpu-sweep
+# When every task has finished: %s
+#SBATCH --job-name=%s
 #SBATCH --array=0-%d
 #SBATCH --cpus-per-task=1
 #SBATCH --mem=4G
 #SBATCH --time=04:00:00
 #SBATCH --output=%s
 set -euo pipefail
-%s sweep %s --results %s --jobs 1 --tasks %d --task "$SLURM_ARRAY_TASK_ID" --no-csv
-`, runs, tasks, per, tasks, tasks, MaxArrayTasks, results, shellQuote(mgpu), shellQuote(results), tasks-1, output,
-		shellQuote(mgpu), shellQuote(specPath), shellQuote(results), tasks), nil
+%s "$SLURM_ARRAY_TASK_ID"%s
+`, j.What, runs, tasks, per, tasks, tasks, MaxArrayTasks, j.Results, shellLine(append([]string{mgpu}, j.Then...)),
+		j.Name, tasks-1, output, shellLine(task), prefixSpace(shellLine(j.Extra))), nil
+}
+
+// shellLine quotes each argument and joins them with spaces.
+func shellLine(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// prefixSpace is " "+s, or "" for an empty s.
+func prefixSpace(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " " + s
 }
 
 // sbatchQuote quotes s as one argument of an #SBATCH line. sbatch parses
@@ -104,10 +146,7 @@ func EmitList(w io.Writer, mgpu, results string, runs []Run) error {
 	for _, r := range runs {
 		args := append([]string{mgpu, "run"}, r.Args()...)
 		args = append(args, "--out", ResultPath(results, r))
-		for i, a := range args {
-			args[i] = shellQuote(a)
-		}
-		if _, err := fmt.Fprintln(w, strings.Join(args, " ")); err != nil {
+		if _, err := fmt.Fprintln(w, shellLine(args)); err != nil {
 			return err
 		}
 	}

@@ -24,13 +24,10 @@ import (
 func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sweep")
 	jobs := intFlag(fs, "jobs", runtime.NumCPU(), "runs in parallel")
-	emit := fs.String("emit", "", "instead of running: 'slurm' (sbatch job-array script) or 'list' (one mgpu run command per line)")
-	tasks := intFlag(fs, "tasks", 0, "split the sweep into this many slices, task i running every tasks-th run from run i (the slurm array size; 0 = one task per run, at most 1000)")
-	task := intFlag(fs, "task", -1, "run only this slice (0 .. tasks-1), as a job-array task does")
+	split := addPartFlags(fs, "sweep")
 	results := fs.String("results", "", "results directory (overrides the spec's 'results', default results)")
 	csvOut := fs.String("csv", "", "merged CSV path (default <results>/<spec name>.csv)")
 	noCSV := boolFlag(fs, "no-csv", false, "do not write the merged CSV (array tasks; run mgpu collect after)")
-	mgpu := fs.String("mgpu", "mgpu", "the mgpu binary the emitted commands call")
 	yes := boolFlag(fs, "yes", false, fmt.Sprintf("run (or emit) a spec of more than %d runs", maxUnconfirmedRuns))
 	var logLevel string
 	addLogLevelFlag(fs, &logLevel)
@@ -51,8 +48,8 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if *jobs < 1 {
 		return badInput("--jobs %d: must be >= 1", *jobs)
 	}
-	if *emit != "" && *emit != "slurm" && *emit != "list" {
-		return badInput("--emit %q: valid values are slurm, list", *emit)
+	if err := split.check(); err != nil {
+		return err
 	}
 	// Count before expanding: a spec of a million runs answers at once.
 	n, err := spec.Count()
@@ -67,7 +64,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	// An array task (--task) runs its slice of a sweep whose size was
 	// accepted when its script was emitted.
-	if n > maxUnconfirmedRuns && !*yes && *task < 0 {
+	if n > maxUnconfirmedRuns && !*yes && *split.task < 0 {
 		return badInput("%s expands to %d runs, more than %d: pass --yes to run them all, or narrow the spec's lists", specPath, n, maxUnconfirmedRuns)
 	}
 	runs, err := spec.Runs()
@@ -75,46 +72,22 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return inputError{err}
 	}
 	dir := firstNonEmpty(*results, spec.Results, "results")
-	if *emit == "" && (*task >= 0 || *tasks > 0) {
-		if runs, err = sweep.Slice(runs, *task, max(*tasks, 1)); err != nil {
-			return inputError{err}
-		}
+	if runs, err = split.slice(runs); err != nil {
+		return err
 	}
 	// Every run is checked before the first starts: a run that would fail
 	// fails the sweep now, not in a .failed.json after the others ran.
 	if err := sweep.CheckRuns(runs); err != nil {
 		return inputError{err}
 	}
-	switch *emit {
-	case "slurm":
-		// The array tasks may start in another directory: every path the
-		// script names is absolute. The results directory is made now, as
-		// Slurm does not create the directory of a job's --output file.
-		abs, err := filepath.Abs(specPath)
-		if err != nil {
-			return inputError{err}
+	if *split.emit == "slurm" {
+		if err := absPaths(&specPath, &dir); err != nil {
+			return err
 		}
-		absDir, err := filepath.Abs(dir)
-		if err != nil {
-			return inputError{err}
-		}
-		bin := *mgpu
-		if filepath.Base(bin) != bin { // a path, not a name looked up in PATH
-			if bin, err = filepath.Abs(bin); err != nil {
-				return inputError{err}
-			}
-		}
-		script, err := sweep.SlurmScript(bin, abs, absDir, len(runs), *tasks)
-		if err != nil {
-			return badInput("--emit slurm: %v", err)
-		}
-		if err := sweep.CheckDir(absDir); err != nil {
-			return inputError{err}
-		}
-		_, err = io.WriteString(stdout, script)
+	}
+	job := sweep.SweepJob(specPath, dir)
+	if done, err := split.emitted(stdout, job, runs); done {
 		return err
-	case "list":
-		return sweep.EmitList(stdout, *mgpu, dir, runs)
 	}
 	if err := sweep.CheckDir(dir); err != nil {
 		return inputError{err}
@@ -261,6 +234,7 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", filepath.Join("results", "figures"), "directory for the figure's CSV, PNG and SVG")
 	results := fs.String("results", "results", "per-run results directory (shared across figures, so runs are reused)")
 	seeds := intFlag(fs, "seeds", 1, "run every configuration on seeds 1..N: the table holds the means, with each series' min and max, drawn as whiskers")
+	split := addPartFlags(fs, "figure's runs")
 	var logLevel string
 	addLogLevelFlag(fs, &logLevel)
 	name, err := parsePositional(fs, args, stdout)
@@ -270,7 +244,13 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	if _, err := setupLogging(logLevel, stderr); err != nil {
 		return err
 	}
+	if err := split.check(); err != nil {
+		return err
+	}
 	if chars, ok := figures.LookupChar(name); ok {
+		if *split.emit != "" || *split.task >= 0 || *split.tasks > 0 {
+			return badInput("--emit, --tasks and --task split a figure's kept runs; %s is computed from characterizations, which are not kept", name)
+		}
 		if *jobs < 1 {
 			return badInput("--jobs %d: must be >= 1", *jobs)
 		}
@@ -308,6 +288,18 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := atomicfile.CheckDir(*results); err != nil {
 		return badInput("--results: %v", err)
+	}
+	if *split.emit != "" {
+		if *split.emit == "slurm" {
+			if err := absPaths(results, out); err != nil {
+				return err
+			}
+		}
+		_, err := split.emitted(stdout, figureJob(name, *size, scale, *quick, *seeds, *results, *out), runs)
+		return err
+	}
+	if split.slicing() {
+		return figurePart(split, fig.Name, *size, runs, *results, *jobs, stdout, stderr)
 	}
 	base := filepath.Join(*out, fig.Name)
 	if *size != figures.SizeDefault {

@@ -67,7 +67,7 @@ itself (gpus, seeds, ...): put those values in the spec's own list.
 		example: "mgpu collect results --csv all.csv",
 	},
 	"figure": {
-		usage: "mgpu figure NAME [--quick] [--size default|paper|similar] [--scale F] [--seeds N] [--jobs N] [--out DIR] [--results DIR]",
+		usage: "mgpu figure NAME [--quick] [--size default|paper|similar] [--scale F] [--seeds N] [--jobs N] [--out DIR] [--results DIR] [--emit slurm|list] [--tasks T --task i]",
 		about: "Runs (or reuses) the runs of one of the paper's figures, then writes its table as\nCSV and draws it as PNG and SVG. Names: " + strings.Join(figures.Names(), ", ") + ".\n" +
 			"The characterization figures (OASIS §IV and Fig. 20) are computed from zero-latency\n" +
 			"characterizations on 4 GPUs, seed 1 (not cached; oasis-decisions and pingpong add\n" +
@@ -82,8 +82,11 @@ itself (gpus, seeds, ...): put those values in the spec's own list.
 			"whose work outgrows their footprint run one workgroup in N). A figure without a\n" +
 			"size says which it has. Before a paper or similar run starts, mgpu estimates how\n" +
 			"long its runs not yet kept will take; each run is kept as it ends, so an\n" +
-			"interrupted figure resumes.",
-		example: "mgpu figure fig15 --quick\n  mgpu figure uvmmu-fig4 --size paper --jobs 2",
+			"interrupted figure resumes. A figure of hours splits into parts: --tasks T --task i\n" +
+			"runs every T-th of its runs from run i and draws nothing, --emit slurm writes a job\n" +
+			"array of those parts and --emit list one 'mgpu run' per run; the figure then draws\n" +
+			"from the kept runs.",
+		example: "mgpu figure fig15 --quick\n  mgpu figure uvmmu-fig4 --size paper --jobs 2\n  mgpu figure ea-fig13 --size similar --tasks 4 --task 0",
 	},
 	"plot": {
 		usage:   "mgpu plot DATA.csv [--kind bars|stacked] [--title T] [--ylabel Y] [--out BASE]",
