@@ -365,6 +365,9 @@ func estimateFigure(w io.Writer, name, size string, runs []sweep.Run, dir string
 		scale          float64
 		gpus, sample   int
 	}
+	// Building a large workload (rbfs's graph at the similar size) takes
+	// seconds: say what the silence is.
+	fmt.Fprintf(w, "%s at --size %s: estimating its runs not yet kept (each workload is built once)...\n", name, size)
 	seen := map[setup]float64{}
 	todo, instr := 0, 0.0
 	for _, r := range runs {
