@@ -49,9 +49,12 @@ func EmitSlurm(w io.Writer, mgpu, specPath, results string, runs, tasks int) err
 // SlurmScript returns an sbatch job-array script: each array task runs one
 // slice of the sweep (every tasks-th run, see Slice) into the results
 // directory, which the nodes must share; `mgpu collect` merges them
-// afterwards. Paths are used as given: the caller makes them absolute.
-// tasks caps the array size (0: one task per run, up to MaxArrayTasks); a
-// task ignores --jobs and runs its slice serially.
+// afterwards. tasks 0 means ArrayTasks' default. Paths are used as given:
+// they should be absolute, as the tasks may start in another directory,
+// and results must exist before the job starts, since Slurm does not
+// create the directory of --output and a task whose output file cannot be
+// opened fails without a word. SlurmScript only writes text; the caller
+// creates the directory.
 func SlurmScript(mgpu, specPath, results string, runs, tasks int) (string, error) {
 	return SweepJob(specPath, results).Script(mgpu, runs, tasks)
 }

@@ -110,6 +110,11 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "merged CSV: %s\n", name)
 	}
+	return failedRuns(sum, dir)
+}
+
+// failedRuns is the error of a sweep or figure some of whose runs failed.
+func failedRuns(sum sweep.Summary, dir string) error {
 	if sum.Failed > 0 {
 		return fmt.Errorf("%d runs failed; their errors are in %s/*.failed.json", sum.Failed, dir)
 	}
@@ -248,7 +253,7 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if chars, ok := figures.LookupChar(name); ok {
-		if *split.emit != "" || *split.task >= 0 || *split.tasks > 0 {
+		if split.given() {
 			return badInput("--emit, --tasks and --task split a figure's kept runs; %s is computed from characterizations, which are not kept", name)
 		}
 		if *jobs < 1 {
@@ -322,12 +327,7 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 			return badInput("--out: %v", err)
 		}
 	}
-	if *size != figures.SizeDefault {
-		if err := estimateFigure(stderr, fig.Name, *size, runs, *results, *jobs); err != nil {
-			return err
-		}
-	}
-	sum, err := executeInterruptibly(runs, *results, *jobs, stderr)
+	sum, err := executeFigure(fig.Name, *size, runs, *results, *jobs, stderr)
 	if err != nil {
 		return err
 	}
@@ -344,10 +344,18 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	if err := table.WriteCSV(stdout); err != nil {
 		return err
 	}
-	if sum.Failed > 0 {
-		return fmt.Errorf("%d runs failed; their errors are in %s/*.failed.json", sum.Failed, *results)
+	return failedRuns(sum, *results)
+}
+
+// executeFigure runs a figure's runs not yet kept in results, first
+// estimating their time at a paper or similar size.
+func executeFigure(name, size string, runs []sweep.Run, results string, jobs int, stderr io.Writer) (sweep.Summary, error) {
+	if size != figures.SizeDefault {
+		if err := estimateFigure(stderr, name, size, runs, results, jobs); err != nil {
+			return sweep.Summary{}, err
+		}
 	}
-	return nil
+	return executeInterruptibly(runs, results, jobs, stderr)
 }
 
 // estimatedRate is the simulated memory instructions per CPU-second a

@@ -6,7 +6,6 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/mgpu-sim/mgpu/figures"
 	"github.com/mgpu-sim/mgpu/sweep"
 )
 
@@ -36,8 +35,11 @@ func (p parts) check() error {
 	return nil
 }
 
+// given is whether any of the flags was given.
+func (p parts) given() bool { return *p.emit != "" || *p.task >= 0 || *p.tasks > 0 }
+
 // slicing is whether runs are to be cut to one task's slice here.
-func (p parts) slicing() bool { return *p.emit == "" && (*p.task >= 0 || *p.tasks > 0) }
+func (p parts) slicing() bool { return *p.emit == "" && p.given() }
 
 // slice is task's slice of runs when slicing, else runs.
 func (p parts) slice(runs []sweep.Run) ([]sweep.Run, error) {
@@ -128,19 +130,11 @@ func figurePart(p parts, name, size string, runs []sweep.Run, results string, jo
 	if err != nil {
 		return err
 	}
-	if size != figures.SizeDefault {
-		if err := estimateFigure(stderr, name, size, runs, results, jobs); err != nil {
-			return err
-		}
-	}
-	sum, err := executeInterruptibly(runs, results, jobs, stderr)
+	sum, err := executeFigure(name, size, runs, results, jobs, stderr)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: task %d of %d: %d of the figure's %d runs (%d reused, %d failed) in %s; when every task has run, the same command without --tasks and --task draws the figure from %s\n",
 		name, *p.task, max(*p.tasks, 1), sum.Total, all, sum.Skipped, sum.Failed, sum.Wall.Round(1e9), results)
-	if sum.Failed > 0 {
-		return fmt.Errorf("%d runs failed; their errors are in %s/*.failed.json", sum.Failed, results)
-	}
-	return nil
+	return failedRuns(sum, results)
 }
