@@ -76,6 +76,16 @@ const (
 	RefLong  = "long"  // G.Avg rate over the long window
 )
 
+// Warm-ups after a reset; see Config.Warmup.
+const (
+	// WarmupConsistent waits ConsistentSlices long slices: the least
+	// history in which a block can fault "consistently".
+	WarmupConsistent = "consistent"
+	// WarmupWindow waits one long window: the history over which the
+	// risky set is defined.
+	WarmupWindow = "window"
+)
+
 // MaxSlices bounds Config.Slices (each slice costs 8 bytes per VA block).
 const MaxSlices = 1000
 
@@ -151,6 +161,17 @@ type Config struct {
 	// window, which makes the test a burst detector even when every
 	// faulting block is equally bursty. Silent; chosen: RefShort.
 	ShortReference string `yaml:"short_reference" doc:"short-term test's G.Avg: short (same 20 ms window) | long (rate over the 1 s window) (silent; chosen short)"`
+	// Warmup is how long the 100% set at detection lasts before the first
+	// analysis, with ResetOnDetect: WarmupConsistent (ConsistentSlices
+	// long slices, the least history in which any block can be risky) or
+	// WarmupWindow (one long window, the span the risky set is counted
+	// over). The paper says only that the 100% is "for accurate
+	// measurement of page fault history" ("Proposed Method"). Silent;
+	// chosen: WarmupConsistent. Under the risk-first reading the first
+	// analysis that finds no risk sets every block with history to 1%,
+	// after which a block faults again only when evicted, so the warm-up
+	// is the one chance the risk test has to see the 100% pattern.
+	Warmup string `yaml:"warmup" doc:"100% spell after detection before the first analysis: consistent (consistent_slices long slices) | window (one long window) (silent; chosen consistent)"`
 }
 
 // DefaultConfig returns the paper's constants and the choices documented on
@@ -178,7 +199,8 @@ func DefaultConfig() Config {
 	return Config{Mode: Adaptive, StaticThreshold: 51, Reading: RiskFirst, Detect: OnEviction,
 		ResetOnDetect: true, ShortWindowNs: 20e6, LongWindowNs: 1e9, Slices: 50, EvalPeriodNs: 20e6,
 		ShortFactor: 10, LongFactor: 2, Step: 25, StepMode: StepPoints, Aggressive: MinThreshold,
-		Disabled: MaxThreshold, ConsistentSlices: 3, Average: AverageFaulting, ShortReference: RefShort}
+		Disabled: MaxThreshold, ConsistentSlices: 3, Average: AverageFaulting, ShortReference: RefShort,
+		Warmup: WarmupConsistent}
 }
 
 // oneOf reports whether v is one of valid, naming the key otherwise.
@@ -214,6 +236,7 @@ func (c Config) Validate() error {
 		oneOf("step_mode", c.StepMode, StepPoints, StepRelative),
 		oneOf("average", c.Average, AverageFaulting, AverageAll),
 		oneOf("short_reference", c.ShortReference, RefShort, RefLong),
+		oneOf("warmup", c.Warmup, WarmupConsistent, WarmupWindow),
 		validThreshold("static_threshold", c.StaticThreshold),
 		validThreshold("aggressive", c.Aggressive),
 		validThreshold("disabled", c.Disabled),

@@ -46,6 +46,7 @@ func TestValidate(t *testing.T) {
 		{"unknown step mode", `step_mode "x"`, with(func(c *Config) { c.StepMode = "x" })},
 		{"unknown average", `average "x"`, with(func(c *Config) { c.Average = "x" })},
 		{"unknown reference", `short_reference "x"`, with(func(c *Config) { c.ShortReference = "x" })},
+		{"unknown warm-up", `warmup "x"`, with(func(c *Config) { c.Warmup = "x" })},
 		{"factor 0", "short_factor 0", with(func(c *Config) { c.ShortFactor = 0 })},
 		{"long factor < 0", "long_factor -2", with(func(c *Config) { c.LongFactor = -2 })},
 		{"step 0", "step 0", with(func(c *Config) { c.Step = 0 })},

@@ -69,11 +69,11 @@ type Stats struct {
 // then Fig. 12 for each block with a fault in the long window. Detection
 // is sticky (the paper is silent on leaving the oversubscribed state).
 //
-// Warm-up (silent; chosen): after a reset the first analysis runs
-// max(EvalPeriodNs, ConsistentSlices long slices) after detection: enough
-// history for a block to fault in ConsistentSlices slices ("consistently");
-// earlier, an empty risk test would read as "no risk" and undo the 100%
-// reset.
+// Warm-up (Config.Warmup; silent): after a reset the first analysis runs
+// max(EvalPeriodNs, warm-up) after detection: by default ConsistentSlices
+// long slices, enough history for a block to fault in ConsistentSlices
+// slices ("consistently"); earlier, an empty risk test would read as "no
+// risk" and undo the 100% reset.
 //
 // A Controller is not safe for concurrent use. Inputs should come in
 // non-decreasing simulated time; a late one is counted in the newest slice.
@@ -233,10 +233,18 @@ func (c *Controller) detect(now float64) error {
 		c.short.reset(c.short.index(now))
 		c.long.reset(c.long.index(now))
 		c.since = now
-		first = max(first, float64(c.cfg.ConsistentSlices)*c.long.width)
+		first = max(first, c.warmup())
 	}
 	c.nextEval = now + first
 	return c.setAll(c.cfg.Disabled)
+}
+
+// warmup is how long after a reset the first analysis waits (Config.Warmup).
+func (c *Controller) warmup() float64 {
+	if c.cfg.Warmup == WarmupWindow {
+		return c.cfg.LongWindowNs
+	}
+	return float64(c.cfg.ConsistentSlices) * c.long.width
 }
 
 func (c *Controller) setAll(t int) error {

@@ -142,29 +142,76 @@ func TestDetection(t *testing.T) {
 	}
 }
 
-// With ResetOnDetect the first analysis waits max(EvalPeriodNs, 3 long
-// slices) = 60 ms after detection; without, one period. Then one analysis
-// per period, however many periods an input skips.
+// With ResetOnDetect the first analysis waits max(EvalPeriodNs, warm-up)
+// after detection: 3 long slices = 60 ms, or with WarmupWindow one long
+// window; without a reset, one period. Then one analysis per period,
+// however many periods an input skips.
 func TestAnalysisSchedule(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		reset bool
-		at    []float64 // input times after detection at 10 ms
-		evals []uint64  // Evaluations after each
+		name   string
+		reset  bool
+		warmup string
+		at     []float64 // input times after detection at 10 ms
+		evals  []uint64  // Evaluations after each
 	}{
-		{"reset: warm-up of 3 long slices", true, []float64{69.9e6, 70e6, 75e6, 89.9e6, 90e6}, []uint64{0, 1, 1, 1, 2}},
-		{"reset: a long gap runs one analysis", true, []float64{500e6, 509e6, 510e6}, []uint64{1, 1, 2}},
-		{"no reset: one period", false, []float64{29.9e6, 30e6, 49e6, 50e6}, []uint64{0, 1, 1, 2}},
+		{"reset: warm-up of 3 long slices", true, WarmupConsistent, []float64{69.9e6, 70e6, 75e6, 89.9e6, 90e6}, []uint64{0, 1, 1, 1, 2}},
+		{"reset: a long gap runs one analysis", true, WarmupConsistent, []float64{500e6, 509e6, 510e6}, []uint64{1, 1, 2}},
+		{"reset: warm-up of one long window", true, WarmupWindow, []float64{70e6, 1009.9e6, 1010e6, 1030e6}, []uint64{0, 0, 1, 2}},
+		{"no reset: one period", false, WarmupConsistent, []float64{29.9e6, 30e6, 49e6, 50e6}, []uint64{0, 1, 1, 2}},
+		{"no reset: warm-up ignored", false, WarmupWindow, []float64{29.9e6, 30e6}, []uint64{0, 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.ResetOnDetect = c.reset
+			cfg.Warmup = c.warmup
 			ctl, _ := newCtl(t, cfg, 4, 2)
 			must(t, ctl.OnEvict(10e6, 1))
 			for i, at := range c.at {
 				fault(t, ctl, at, 0, 1)
 				if got := ctl.Stats().Evaluations; got != c.evals[i] {
 					t.Errorf("after an input at %g: %d analyses, want %d", at, got, c.evals[i])
+				}
+			}
+		})
+	}
+}
+
+// Three blocks fault steadily, every 20 ms slice, after detection; the
+// third starts 100 ms later. With two blocks of capacity, the 60 ms warm-up
+// sees two risky blocks, finds no risk and sends all three to 1%; a
+// one-window warm-up sees three and keeps them at 100% (their VFRs are
+// alike, so none passes the long test: no change).
+func TestWarmupDecidesRisk(t *testing.T) {
+	for _, c := range []struct {
+		warmup      string
+		risk        uint64
+		wantEnabled bool
+	}{
+		{WarmupConsistent, 0, true},
+		{WarmupWindow, 1, false},
+	} {
+		t.Run(c.warmup, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Warmup = c.warmup
+			ctl, _ := newCtl(t, cfg, 4, 2)
+			must(t, ctl.OnEvict(10e6, 1))
+			for ns := 15e6; ns < 1100e6; ns += 20e6 {
+				for vb := uint64(0); vb < 3; vb++ {
+					if vb < 2 || ns > 110e6 {
+						fault(t, ctl, ns, vb, 4)
+					}
+				}
+				if ctl.Stats().Evaluations > 0 {
+					break
+				}
+			}
+			st := ctl.Stats()
+			if st.Evaluations != 1 || st.RiskSignals != c.risk {
+				t.Fatalf("%d analyses, %d risk signals; want 1 and %d", st.Evaluations, st.RiskSignals, c.risk)
+			}
+			for vb := uint64(0); vb < 2; vb++ {
+				if got := ctl.Threshold(vb) == cfg.Aggressive; got != c.wantEnabled {
+					t.Errorf("block %d at %d%%; want enabled %v", vb, ctl.Threshold(vb), c.wantEnabled)
 				}
 			}
 		})
