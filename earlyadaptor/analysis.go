@@ -152,6 +152,7 @@ func (c *Controller) evaluate(now float64) error {
 	risk := c.thrashing(k)
 	c.st.Evaluations++
 	c.st.RiskyVABlocks = k.risky
+	c.st.RiskyPeak = max(c.st.RiskyPeak, k.risky)
 	c.st.ShortBlocks += k.activeShort
 	c.st.LongBlocks += k.activeLong
 	if risk {

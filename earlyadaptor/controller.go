@@ -44,6 +44,8 @@ type Stats struct {
 	Evaluations    uint64  // benefit analyses run
 	RiskSignals    uint64  // analyses that found a thrashing risk
 	RiskyVABlocks  uint64  // consistently faulting VA blocks at the last analysis
+	RiskyPeak      uint64  // the most consistently faulting VA blocks at any analysis: the risk test fires above CapacityBlocks
+	CapacityBlocks uint64  // GPU capacity in whole VA blocks
 	ShortBlocks    uint64  // VA blocks with a fault in the short window, summed over analyses
 	LongBlocks     uint64  // VA blocks with a fault in the long window, summed over analyses
 	BulkSets       uint64  // SetAllThresholds calls
@@ -141,6 +143,7 @@ func (c *Controller) Threshold(vb uint64) int { return int(c.thr[vb]) }
 func (c *Controller) Stats() Stats {
 	s := c.st
 	s.ThresholdSum, s.BlocksDisabled = 0, 0
+	s.CapacityBlocks = c.gpu.CapacityPages / c.gpu.PagesPerVABlock
 	for _, v := range c.thr {
 		s.ThresholdSum += uint64(v)
 		if int(v) == c.cfg.Disabled {

@@ -184,11 +184,11 @@ func TestAnalysisSchedule(t *testing.T) {
 func TestWarmupDecidesRisk(t *testing.T) {
 	for _, c := range []struct {
 		warmup      string
-		risk        uint64
+		risk, peak  uint64
 		wantEnabled bool
 	}{
-		{WarmupConsistent, 0, true},
-		{WarmupWindow, 1, false},
+		{WarmupConsistent, 0, 2, true},
+		{WarmupWindow, 1, 3, false},
 	} {
 		t.Run(c.warmup, func(t *testing.T) {
 			cfg := DefaultConfig()
@@ -206,8 +206,9 @@ func TestWarmupDecidesRisk(t *testing.T) {
 				}
 			}
 			st := ctl.Stats()
-			if st.Evaluations != 1 || st.RiskSignals != c.risk {
-				t.Fatalf("%d analyses, %d risk signals; want 1 and %d", st.Evaluations, st.RiskSignals, c.risk)
+			if st.Evaluations != 1 || st.RiskSignals != c.risk || st.RiskyPeak != c.peak || st.CapacityBlocks != 2 {
+				t.Fatalf("%d analyses, %d risk signals, peak %d of %d blocks; want 1, %d, %d of 2",
+					st.Evaluations, st.RiskSignals, st.RiskyPeak, st.CapacityBlocks, c.risk, c.peak)
 			}
 			for vb := uint64(0); vb < 2; vb++ {
 				if got := ctl.Threshold(vb) == cfg.Aggressive; got != c.wantEnabled {

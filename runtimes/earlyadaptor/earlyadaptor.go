@@ -70,6 +70,7 @@ func (r *Runtime) Report(m map[string]float64) {
 		uvm.AddCounts(m, map[string]uint64{"ea_detections": st.Detections, "ea_evaluations": st.Evaluations,
 			"ea_risk_signals": st.RiskSignals, "ea_threshold_changes": st.Changes, "ea_decreases": st.Decreases,
 			"ea_disables": st.Disables, "ea_enables": st.Enables, "ea_blocks_disabled": st.BlocksDisabled,
-			"ea_short_blocks": st.ShortBlocks, "ea_long_blocks": st.LongBlocks})
+			"ea_short_blocks": st.ShortBlocks, "ea_long_blocks": st.LongBlocks,
+			"ea_risky_peak": st.RiskyPeak, "ea_capacity_blocks": st.CapacityBlocks})
 	}
 }
