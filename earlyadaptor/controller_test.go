@@ -176,9 +176,9 @@ func TestAnalysisSchedule(t *testing.T) {
 	}
 }
 
-// Three blocks fault steadily, every 20 ms slice, after detection; the
-// third starts 100 ms later. With two blocks of capacity, the 60 ms warm-up
-// sees two risky blocks, finds no risk and sends all three to 1%; a
+// Blocks 0 and 1 fault in every 20 ms slice after detection at 10 ms,
+// block 2 from 115 ms on. With two blocks of capacity, the 60 ms warm-up
+// sees two risky blocks, finds no risk and sends blocks 0 and 1 to 1%; a
 // one-window warm-up sees three and keeps them at 100% (their VFRs are
 // alike, so none passes the long test: no change).
 func TestWarmupDecidesRisk(t *testing.T) {
