@@ -136,6 +136,7 @@ var (
 		"gpu.memory", "11GB", "gpu.dram_gbps", "484", "gmmu.walkers", "64",
 		"gpu.shootdown_flush_all", "false", "gpu.drain_cycles", "0",
 		"link.pcie_model", "rtt", "link.pcie_gbps", "16", "link.pcie_topology", "pairs",
+		"kernel_launch_ns", "150000",
 	}
 )
 

@@ -28,6 +28,7 @@ type cited struct {
 var presetCites = map[string][]cited{
 	"gtx1080ti.yaml": {
 		{"gpus", "1", "UVMMU evaluation setup: one GTX 1080 Ti"},
+		{"kernel_launch_ns", "150000", "UVMSmart: -gpgpu_kernel_launch_latency 222150 cycles at 1481 MHz"},
 		{"gpu.cus", "28", "UVMMU Table I: 28 SMs"},
 		{"gpu.freq_mhz", "1481", "UVMMU Table I: 1481 MHz"},
 		{"gpu.wavefronts_per_cu", "32", "UVMMU Table I: 64 warps of 32 threads, as 64-lane wavefronts"},
