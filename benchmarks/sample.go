@@ -1,17 +1,20 @@
 package benchmarks
 
-// SampleWorkgroups keeps one workgroup in every n of each kernel (n <= 1
-// keeps them all): the truncation the oversubscription figures use for
-// kernels whose work grows faster than their footprint (GEMM, SYRK,
-// SYR2K), so that they run at a footprint where the paper's counts hold.
+// SampleWorkgroups runs one workgroup in every n of each kernel in full
+// (n <= 1 keeps the kernels as they are): the truncation the
+// oversubscription figures use for kernels whose work grows faster than
+// their footprint (GEMM, SYRK, SYR2K), so that they run at a footprint
+// where the paper's counts hold.
 //
 // Kept workgroup t is t*n + t mod n: one in each block of n, its offset
 // cycling through the block, so that a 2-D grid's kept workgroups fall in
-// every column as well as every row of blocks, and every page the full
-// grid touches is still touched when a page spans n workgroups' tiles.
-// The kernels keep their order, their objects, their wavefronts and their
-// declared accesses (which describe the whole grid, FullWorkgroups); each
-// kept workgroup does all its work.
+// every column as well as every row of blocks. Every other workgroup runs
+// its outline (Outline): each wavefront issues its first and last
+// instruction, which in the truncated kernels read and write its output
+// tile. Without them a 4 KB page of output spans 32 tiles, so one in 256
+// wrote an eighth of SYRK's C, and its runs never filled the GPU they
+// were meant to oversubscribe. The kernels keep their order, their
+// objects, their grid, their wavefronts and their declared accesses.
 func SampleWorkgroups(ks []Kernel, n int) []Kernel {
 	if n <= 1 {
 		return ks
@@ -19,16 +22,25 @@ func SampleWorkgroups(ks []Kernel, n int) []Kernel {
 	out := make([]Kernel, len(ks))
 	for i, k := range ks {
 		wave := k.Wavefront
-		k.Wavefront = func(wg, wf, gpu int) Stream { return wave(wg*n+wg%n, wf, gpu) }
+		k.Wavefront = func(wg, wf, gpu int) Stream {
+			if SampledWorkgroup(wg, n) {
+				return wave(wg, wf, gpu)
+			}
+			return Outline(wave(wg, wf, gpu))
+		}
 		k.FullWorkgroups = k.Grid()
-		k.Workgroups = SampledWorkgroups(k.Workgroups, n)
+		k.OneIn = n
 		out[i] = k
 	}
 	return out
 }
 
-// SampledWorkgroups is how many of w workgroups SampleWorkgroups keeps at
-// n: the t with t*n + t mod n < w.
+// SampledWorkgroup reports whether SampleWorkgroups at n runs workgroup wg
+// in full.
+func SampledWorkgroup(wg, n int) bool { return n <= 1 || wg%n == wg/n%n }
+
+// SampledWorkgroups is how many of w workgroups SampleWorkgroups runs in
+// full at n: the t with t*n + t mod n < w.
 func SampledWorkgroups(w, n int) int {
 	if n <= 1 {
 		return w
@@ -38,6 +50,42 @@ func SampledWorkgroups(w, n int) int {
 		return q + 1
 	}
 	return q
+}
+
+// Outline is s's first and last instruction.
+func Outline(s Stream) Stream {
+	if l, ok := s.(*Loop); ok {
+		if l.N <= 2 {
+			return l
+		}
+		return &Loop{N: 2, Gen: func(i int, in *Instruction) { l.Gen(i*(l.N-1), in) }}
+	}
+	return &ends{s: s}
+}
+
+// ends is Outline of a stream that is not a Loop: it runs through s.
+type ends struct {
+	s    Stream
+	last Instruction
+	done int
+}
+
+func (e *ends) Next(in *Instruction) bool {
+	e.done++
+	switch e.done {
+	case 1:
+		return e.s.Next(in)
+	case 2:
+		got := false
+		for e.s.Next(&e.last) {
+			got = true
+		}
+		if got {
+			*in = e.last
+		}
+		return got
+	}
+	return false
 }
 
 // EachInstruction passes every instruction of every wavefront of ks to fn,

@@ -79,8 +79,13 @@ type Kernel struct {
 	// SampleWorkgroups has truncated it: SUV plans from the program.
 	Access []Access
 	// FullWorkgroups is the whole grid's workgroups when SampleWorkgroups
-	// has truncated it (Workgroups is then what runs); 0 otherwise.
+	// has truncated the kernel (traces recorded before 2026-11-27 ran only
+	// the kept ones, Workgroups of them); 0 otherwise.
 	FullWorkgroups int
+	// OneIn is SampleWorkgroups' n: one workgroup in OneIn runs in full,
+	// the others their Outline. 0 when the kernel is not truncated (or was
+	// replayed from a trace, whose streams are what ran).
+	OneIn int
 }
 
 // Grid is the kernel's whole grid: Workgroups, or FullWorkgroups when

@@ -30,7 +30,7 @@ type Config struct {
 	// footprint: the oversubscription figures run them at a footprint
 	// where the papers' counts hold, simulating one workgroup in N
 	// (benchmarks.SampleWorkgroups). No paper does this; 1 runs them all.
-	SampleWorkgroups int `yaml:"sample_workgroups" doc:"simulate one workgroup in N of every kernel, each in full, spread over the grid (1: all; the ObservUVM figures at --size similar truncate GEMM, SYRK, SYR2K, Hellinger and MM-tiled with it)"`
+	SampleWorkgroups int `yaml:"sample_workgroups" doc:"simulate one workgroup in N of every kernel in full, spread over the grid; the others issue only each wavefront's first and last instruction, which write the truncated kernels' output tiles (1: all; the ObservUVM and SUV figures at --size similar truncate their GEMM-like kernels with it)"`
 	// Fully connected NVLink (OASIS/GRIT) or one NVSwitch.
 	Topology string `yaml:"topology" doc:"GPU interconnect: full | switch"`
 	// Host-side cost of a kernel launch. Not in the OASIS/GRIT papers

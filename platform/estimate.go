@@ -23,21 +23,48 @@ const estimateSamples = 64
 
 func estimateKernels(ks []benchmarks.Kernel) float64 {
 	total := 0.0
-	var in benchmarks.Instruction
 	for _, k := range ks {
-		waves := k.Workgroups * k.WavefrontsPerWorkgroup
-		if waves == 0 {
+		wpw := k.WavefrontsPerWorkgroup
+		if k.Workgroups*wpw == 0 {
 			continue
 		}
-		n := min(waves, estimateSamples)
-		sum := 0
-		for i := 0; i < n; i++ {
-			wave := i * waves / n
-			for s := k.Wavefront(wave/k.WavefrontsPerWorkgroup, wave%k.WavefrontsPerWorkgroup, 0); s.Next(&in); {
-				sum++
-			}
+		if k.OneIn <= 1 {
+			total += meanLength(k, k.Workgroups, func(t int) int { return t }) * float64(k.Workgroups*wpw)
+			continue
 		}
-		total += float64(sum) / float64(n) * float64(waves)
+		// A truncated kernel: its full workgroups and its outlines apart,
+		// since the outlines are the many and the full ones the work.
+		full := benchmarks.SampledWorkgroups(k.Workgroups, k.OneIn)
+		total += meanLength(k, full, func(t int) int { return t*k.OneIn + t%k.OneIn }) * float64(full*wpw)
+		if rest := k.Workgroups - full; rest > 0 {
+			total += meanLength(k, rest, func(t int) int { return outlineWorkgroup(t, k.OneIn) }) * float64(rest*wpw)
+		}
 	}
 	return total
+}
+
+// meanLength is the mean instructions of up to estimateSamples wavefronts
+// spread over the workgroups wg(0) .. wg(count-1).
+func meanLength(k benchmarks.Kernel, count int, wg func(t int) int) float64 {
+	waves := count * k.WavefrontsPerWorkgroup
+	n := min(waves, estimateSamples)
+	var in benchmarks.Instruction
+	sum := 0
+	for i := 0; i < n; i++ {
+		wave := i * waves / n
+		for s := k.Wavefront(wg(wave/k.WavefrontsPerWorkgroup), wave%k.WavefrontsPerWorkgroup, 0); s.Next(&in); {
+			sum++
+		}
+	}
+	return float64(sum) / float64(n)
+}
+
+// outlineWorkgroup is the t-th workgroup SampleWorkgroups at n runs as an
+// outline: the t-th of the n-1 in each block of n that are not kept.
+func outlineWorkgroup(t, n int) int {
+	block, j := t/(n-1), t%(n-1)
+	if j >= block%n {
+		j++ // skip the block's kept one
+	}
+	return block*n + j
 }

@@ -11,7 +11,7 @@ import (
 // follows sample_workgroups.
 func TestEstimateInstructions(t *testing.T) {
 	for _, w := range []string{"syrk", "2dconv", "hotspot"} {
-		for _, sample := range []int{1, 8} {
+		for _, sample := range []int{1, 8, 128} {
 			c := DefaultConfig()
 			c.GPUs = 1
 			c.SampleWorkgroups = sample

@@ -7,12 +7,12 @@ import (
 	"github.com/mgpu-sim/mgpu/objtable"
 )
 
-// TestSampleWorkgroupsTouchesEveryPage: the dense kernels the
-// oversubscription figures truncate with benchmarks.SampleWorkgroups
-// still touch every 64 KB page the full grid touches, and write every
-// page it writes, so the footprint the memory sees is the full run's.
+// TestSampleWorkgroupsTouchesEveryPage: truncated, the kernels still write
+// every page the full grid writes, at 4 KB pages and at the figures' one
+// in 4 to 256 (each dropped workgroup writes its output tile in its
+// outline); at 64 KB pages and one in 4 or 16 they also read every page.
+// Before outlines, one in 256 wrote an eighth of SYRK's 4 KB pages of C.
 func TestSampleWorkgroupsTouchesEveryPage(t *testing.T) {
-	const page = 64 << 10
 	for _, name := range []string{"syrk", "syr2k", "gmm", "hellinger", "mm-tiled"} {
 		w, err := benchmarks.New(name)
 		if err != nil {
@@ -26,14 +26,16 @@ func TestSampleWorkgroupsTouchesEveryPage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full, fullW, all := pagesOf(ks, page)
-		for _, n := range []int{4, 16} {
-			got, gotW, instr := pagesOf(benchmarks.SampleWorkgroups(ks, n), page)
-			if len(got) != len(full) || len(gotW) != len(fullW) {
-				t.Errorf("%s, one workgroup in %d: touches %d pages (writes %d), the full grid %d (%d)", name, n, len(got), len(gotW), len(full), len(fullW))
-			}
-			if instr >= all {
-				t.Errorf("%s, one workgroup in %d: %d instructions, not fewer than the full %d", name, n, instr, all)
+		for _, page := range []uint64{4 << 10, 64 << 10} {
+			full, fullW, all := pagesOf(ks, page)
+			for _, n := range []int{4, 16, 128, 256} {
+				got, gotW, instr := pagesOf(benchmarks.SampleWorkgroups(ks, n), page)
+				if len(gotW) != len(fullW) || (page == 64<<10 && n <= 16 && len(got) != len(full)) {
+					t.Errorf("%s, %d KB pages, one workgroup in %d: touches %d pages (writes %d), the full grid %d (%d)", name, page>>10, n, len(got), len(gotW), len(full), len(fullW))
+				}
+				if instr >= all {
+					t.Errorf("%s, one workgroup in %d: %d instructions, not fewer than the full %d", name, n, instr, all)
+				}
 			}
 		}
 	}
