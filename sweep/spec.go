@@ -498,19 +498,14 @@ func combos(keys []string, sets map[string][]string) []map[string]string {
 }
 
 // Hash identifies a run by everything that determines its result: the
-// workload, policy, seed, scale, size and the full config. A truncated
-// run (sample_workgroups above 1) also hashes Outlines: since 2026-11-27
-// its other workgroups run their outlines (benchmarks.SampleWorkgroups),
-// and a result kept from before, when they ran nothing, must not be
-// reused for it. Every other run keeps its hash.
+// workload, policy, seed, scale, size and the full config.
 func (r Run) Hash() string {
 	id := struct {
 		Workload, Policy, Size string
 		Seed                   uint64
 		Scale                  float64
 		Config                 platform.Config
-		Outlines               bool `json:",omitempty"`
-	}{r.Workload, r.Policy, r.Size, r.Seed, r.Scale, r.Config, r.Config.SampleWorkgroups > 1}
+	}{r.Workload, r.Policy, r.Size, r.Seed, r.Scale, r.Config}
 	b, _ := json.Marshal(id)
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:8])
