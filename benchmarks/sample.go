@@ -8,10 +8,10 @@ package benchmarks
 //
 // Kept workgroup t is t*n + t mod n: one in each block of n, its offset
 // cycling through the block, so that a 2-D grid's kept workgroups fall in
-// every column as well as every row of blocks. Every other workgroup runs
-// its outline (Outline): each wavefront issues its first and last
-// instruction, which in the truncated kernels read and write its output
-// tile. Without them a 4 KB page of output spans 32 tiles, so one in 256
+// every column as well as every row of blocks (KeptWorkgroup). Every other
+// workgroup runs its outline (Outline): each wavefront issues its first
+// and last instruction, the last of which, in the truncated kernels,
+// stores its output tile. Without them a 4 KB page of output spans 32 tiles, so one in 256
 // wrote an eighth of SYRK's C, and its runs never filled the GPU they
 // were meant to oversubscribe. The kernels keep their order, their
 // objects, their grid, their wavefronts and their declared accesses.
@@ -28,7 +28,6 @@ func SampleWorkgroups(ks []Kernel, n int) []Kernel {
 			}
 			return Outline(wave(wg, wf, gpu))
 		}
-		k.FullWorkgroups = k.Grid()
 		k.OneIn = n
 		out[i] = k
 	}
@@ -38,6 +37,20 @@ func SampleWorkgroups(ks []Kernel, n int) []Kernel {
 // SampledWorkgroup reports whether SampleWorkgroups at n runs workgroup wg
 // in full.
 func SampledWorkgroup(wg, n int) bool { return n <= 1 || wg%n == wg/n%n }
+
+// KeptWorkgroup is the t-th workgroup SampleWorkgroups at n > 1 runs in
+// full.
+func KeptWorkgroup(t, n int) int { return t*n + t%n }
+
+// OutlinedWorkgroup is the t-th workgroup SampleWorkgroups at n > 1 runs as
+// an outline: the t-th of the n-1 in each block of n that are not kept.
+func OutlinedWorkgroup(t, n int) int {
+	block, j := t/(n-1), t%(n-1)
+	if j >= block%n {
+		j++ // past the block's kept one
+	}
+	return block*n + j
+}
 
 // SampledWorkgroups is how many of w workgroups SampleWorkgroups runs in
 // full at n: the t with t*n + t mod n < w.

@@ -23,7 +23,7 @@ func TestSampleWorkgroups(t *testing.T) {
 			t.Fatalf("w=%d n=%d: SampledWorkgroups %d, want %d", tc.w, tc.n, SampledWorkgroups(tc.w, tc.n), len(full))
 		}
 		var in Instruction
-		kept := 0
+		kept, outlined := 0, 0
 		for wg := 0; wg < s.Workgroups; wg++ {
 			var got []uint64
 			for st := s.Wavefront(wg, 0, 0); st.Next(&in); {
@@ -43,15 +43,27 @@ func TestSampleWorkgroups(t *testing.T) {
 			if SampledWorkgroup(wg, tc.n) != (len(want) == length) {
 				t.Fatalf("w=%d n=%d: SampledWorkgroup(%d) disagrees", tc.w, tc.n, wg)
 			}
+			switch {
+			case n == 1:
+			case len(want) == length:
+				if KeptWorkgroup(kept-1, n) != wg {
+					t.Fatalf("w=%d n=%d: KeptWorkgroup(%d) = %d, want %d", tc.w, tc.n, kept-1, KeptWorkgroup(kept-1, n), wg)
+				}
+			default:
+				if OutlinedWorkgroup(outlined, n) != wg {
+					t.Fatalf("w=%d n=%d: OutlinedWorkgroup(%d) = %d, want %d", tc.w, tc.n, outlined, OutlinedWorkgroup(outlined, n), wg)
+				}
+				outlined++
+			}
 		}
 		if kept != len(full) {
 			t.Fatalf("w=%d n=%d: %d workgroups ran in full, want %d", tc.w, tc.n, kept, len(full))
 		}
-		if s.Access[0].Accesses != 100 || s.Grid() != tc.w || s.Workgroups != tc.w {
-			t.Errorf("w=%d n=%d: declared accesses %v over a grid of %d (%d run), want the whole grid's 100 over %d",
-				tc.w, tc.n, s.Access[0].Accesses, s.Grid(), s.Workgroups, tc.w)
+		if s.Access[0].Accesses != 100 || s.Workgroups != tc.w {
+			t.Errorf("w=%d n=%d: declared accesses %v over a grid of %d, want the whole grid's 100 over %d",
+				tc.w, tc.n, s.Access[0].Accesses, s.Workgroups, tc.w)
 		}
-		if k.FullWorkgroups != 0 || k.OneIn != 0 || k.Workgroups != tc.w {
+		if k.OneIn != 0 || k.Workgroups != tc.w {
 			t.Errorf("w=%d n=%d: the original kernel changed", tc.w, tc.n)
 		}
 	}

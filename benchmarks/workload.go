@@ -75,22 +75,13 @@ type Kernel struct {
 	PerDevice bool
 	// Access is what the workload declares about how the launch touches
 	// its objects (Access), at most one per argument; nil when it
-	// declares none. It describes the whole grid, even when
+	// declares none. It describes the whole grid's work, even when
 	// SampleWorkgroups has truncated it: SUV plans from the program.
 	Access []Access
-	// FullWorkgroups is the whole grid's workgroups when SampleWorkgroups
-	// has truncated the kernel (traces recorded before 2026-11-27 ran only
-	// the kept ones, Workgroups of them); 0 otherwise.
-	FullWorkgroups int
 	// OneIn is SampleWorkgroups' n: one workgroup in OneIn runs in full,
-	// the others their Outline. 0 when the kernel is not truncated (or was
-	// replayed from a trace, whose streams are what ran).
+	// the others their Outline; 0 when the kernel is not truncated.
 	OneIn int
 }
-
-// Grid is the kernel's whole grid: Workgroups, or FullWorkgroups when
-// truncated.
-func (k *Kernel) Grid() int { return max(k.Workgroups, k.FullWorkgroups) }
 
 // Params carry the run-level knobs a workload sizes itself from.
 type Params struct {

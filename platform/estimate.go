@@ -35,9 +35,10 @@ func estimateKernels(ks []benchmarks.Kernel) float64 {
 		// A truncated kernel: its full workgroups and its outlines apart,
 		// since the outlines are the many and the full ones the work.
 		full := benchmarks.SampledWorkgroups(k.Workgroups, k.OneIn)
-		total += meanLength(k, full, func(t int) int { return t*k.OneIn + t%k.OneIn }) * float64(full*wpw)
+		n := k.OneIn
+		total += meanLength(k, full, func(t int) int { return benchmarks.KeptWorkgroup(t, n) }) * float64(full*wpw)
 		if rest := k.Workgroups - full; rest > 0 {
-			total += meanLength(k, rest, func(t int) int { return outlineWorkgroup(t, k.OneIn) }) * float64(rest*wpw)
+			total += meanLength(k, rest, func(t int) int { return benchmarks.OutlinedWorkgroup(t, n) }) * float64(rest*wpw)
 		}
 	}
 	return total
@@ -57,14 +58,4 @@ func meanLength(k benchmarks.Kernel, count int, wg func(t int) int) float64 {
 		}
 	}
 	return float64(sum) / float64(n)
-}
-
-// outlineWorkgroup is the t-th workgroup SampleWorkgroups at n runs as an
-// outline: the t-th of the n-1 in each block of n that are not kept.
-func outlineWorkgroup(t, n int) int {
-	block, j := t/(n-1), t%(n-1)
-	if j >= block%n {
-		j++ // skip the block's kept one
-	}
-	return block*n + j
 }

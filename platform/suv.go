@@ -55,7 +55,7 @@ func (h *suvHints) launch(i int, k *benchmarks.Kernel) *suvrt.Launch {
 		return l
 	}
 	conc := h.concurrent(k)
-	share := float64(k.Grid()) / float64(h.gpus) // the program's grid, truncated or not
+	share := float64(k.Workgroups) / float64(h.gpus) // the program's grid, truncated or not
 	wss := float64(conc) <= h.fraction*share
 	for _, a := range k.Access {
 		l.Hints = append(l.Hints, suvHint(name[a.Object], a, int64(h.alloc.Object(a.Object).Size), conc, wss))

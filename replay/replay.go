@@ -54,7 +54,6 @@ type kernel struct {
 	WavefrontsPerWorkgroup int
 	Barrier, PerDevice     bool
 	Access                 []benchmarks.Access
-	FullWorkgroups         int
 	First                  int
 }
 
@@ -75,7 +74,7 @@ func Write(out io.Writer, info benchmarks.Info, p benchmarks.Params, alloc *objt
 			return err
 		}
 		m.Kernels = append(m.Kernels, kernel{k.Name, k.Args, k.Frees, k.Workgroups, k.WavefrontsPerWorkgroup,
-			k.Barrier, k.PerDevice, k.Access, k.FullWorkgroups, block})
+			k.Barrier, k.PerDevice, k.Access, block})
 		srcs := make([]trace.Source, k.WavefrontsPerWorkgroup)
 		for wg := range k.Workgroups {
 			for wf := range srcs {
@@ -209,7 +208,7 @@ func (p *Program) Setup(alloc *objtable.Allocator, want benchmarks.Params) ([]be
 	for i, k := range p.m.Kernels {
 		out[i] = benchmarks.Kernel{Name: k.Name, Args: k.Args, Frees: k.Frees, Workgroups: k.Workgroups,
 			WavefrontsPerWorkgroup: k.WavefrontsPerWorkgroup, Barrier: k.Barrier, PerDevice: k.PerDevice,
-			Access: k.Access, FullWorkgroups: k.FullWorkgroups, Wavefront: p.streams(k.First)}
+			Access: k.Access, Wavefront: p.streams(k.First)}
 	}
 	return out, nil
 }
