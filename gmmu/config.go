@@ -1,5 +1,7 @@
 package gmmu
 
+import "github.com/mgpu-sim/mgpu/units"
+
 // Config holds the GPU memory-management unit's parameters (OASIS Table I /
 // GRIT Table I).
 type Config struct {
@@ -12,6 +14,13 @@ type Config struct {
 	// entries, so a hit skips the levels above the leaf.
 	PWCEntries int `yaml:"pwc_entries" doc:"page-walk cache entries (GRIT Table I: 128)"`
 	PWCWays    int `yaml:"pwc_ways" doc:"page-walk cache associativity (not in papers; 8)"`
+	// BigPage, when larger than the page, is the aligned group of pages
+	// that one PTE, and so one TLB entry, maps once every page of it is
+	// mapped alike: NVIDIA's driver merges 4 KB PTEs into 64 KB big PTEs
+	// (open-gpu-kernel-modules, uvm_va_block.c,
+	// block_gpu_compute_new_pte_state). MGPUSim and GRIT translate each
+	// page alone, so the default is 0.
+	BigPage units.Bytes `yaml:"big_page" doc:"a group of pages one PTE and TLB entry maps once all its pages are mapped alike, as NVIDIA's driver merges 64KB big PTEs (uvm_va_block.c); 0 or at most page_size: each page alone (MGPUSim, GRIT)"`
 }
 
 // DefaultConfig returns GRIT Table I.

@@ -67,6 +67,7 @@ type Comp struct {
 	err        error
 
 	table   []PTE
+	big     bigPages
 	walkers *walkerPool
 	pwc     *walkCache
 	cycle   sim.VTimeInSec
@@ -135,8 +136,18 @@ func (m *Comp) Mapping(page uint64) (uvmproto.MapKind, int) {
 // Place installs an initial local mapping (spread placement).
 func (m *Comp) Place(page uint64, e PTE) {
 	m.table[page] = e
+	m.big.update(m.table, page)
 	m.fail(m.frame(page, e))
 }
+
+// BigPageShift is log2 of the pages one big PTE maps, 0 when every page
+// is translated alone (Config.BigPage).
+func (m *Comp) BigPageShift() uint { return m.big.shift }
+
+// InBigPage reports whether page is mapped by a big PTE now, so that one
+// TLB entry covers its whole big page. Any change to a PTE of the big page
+// splits it, and the GPU is told to drop that page's translations then.
+func (m *Comp) InBigPage(page uint64) bool { return m.big.shift != 0 && m.big.big[page>>m.big.shift] }
 
 // frame keeps the frames in step with a new PTE: a page held here takes a
 // frame here, one mapped to a peer's memory one there, and a page no longer
@@ -406,12 +417,14 @@ func (m *Comp) invalidate(entries []uvmproto.Inval) {
 		case e.Kind == uvmproto.RemoteRW:
 			e.Kind = uvmproto.RemoteRO
 		}
+		m.big.update(m.table, iv.Page)
 	}
 }
 
 func (m *Comp) install(now sim.VTimeInSec, entries []uvmproto.Mapping) {
 	for _, e := range entries {
 		m.table[e.Page] = PTE{Kind: e.Kind, Owner: int8(e.Owner), Bits: e.Bits}
+		m.big.update(m.table, e.Page)
 		m.fail(m.frame(e.Page, m.table[e.Page]))
 		if m.gpu != nil {
 			m.gpu.DropTranslation(e.Page)

@@ -24,15 +24,15 @@ func (g *Comp) execute(wf *wavefront, x *inflight, t sim.VTimeInSec) {
 		page := x.pg[i].page
 		tp := t + g.l1tlbLat
 		walked := false
-		tgen := g.tlbGen[page]
-		if cu.l1tlb.Lookup(page, tgen) {
+		key, tgen := g.tlbKey(page)
+		if cu.l1tlb.Lookup(key, tgen) {
 			g.counters.TLBL1Hits++
 		} else {
 			g.counters.TLBL1Misses++
 			tp += g.l2tlbLat
-			if g.l2tlb.Lookup(page, tgen) {
+			if g.l2tlb.Lookup(key, tgen) {
 				g.counters.TLBL2Hits++
-				cu.l1tlb.Insert(page, tgen)
+				cu.l1tlb.Insert(key, tgen)
 			} else {
 				g.counters.TLBL2Misses++
 				before := tp
@@ -56,8 +56,8 @@ func (g *Comp) execute(wf *wavefront, x *inflight, t sim.VTimeInSec) {
 			continue
 		}
 		if walked {
-			g.l2tlb.Insert(page, tgen)
-			cu.l1tlb.Insert(page, tgen)
+			g.l2tlb.Insert(key, tgen)
+			cu.l1tlb.Insert(key, tgen)
 		}
 		x.pg[i].kind, x.pg[i].owner = pte.Kind, pte.Owner
 		if g.recency != nil && !pte.Kind.Remote() {

@@ -126,6 +126,11 @@ type Comp struct {
 	// Per-page generations: bumping one invalidates the page's TLB entries
 	// or cached lines everywhere in this GPU (see package cache).
 	tlbGen, lineGen []uint32
+	// big, when the MMU maps big pages, says which are; bigGen is each big
+	// page's TLB generation, bumped when any of its pages is dropped.
+	big      BigPager
+	bigShift uint
+	bigGen   []uint32
 	// flushes counts whole-cache flushes; it is added to every line's
 	// generation, so bumping it invalidates every cached line at once.
 	flushes uint32
@@ -150,8 +155,36 @@ type Comp struct {
 	err         error
 }
 
-// SetMMU attaches the GMMU.
-func (g *Comp) SetMMU(m MMU) { g.mmu = m }
+// SetMMU attaches the GMMU. One that maps big pages (BigPager) gets one
+// TLB entry per big page while a big PTE maps it.
+func (g *Comp) SetMMU(m MMU) {
+	g.mmu = m
+	g.big, g.bigShift, g.bigGen = nil, 0, nil
+	if b, ok := m.(BigPager); ok && b.BigPageShift() > 0 {
+		g.big, g.bigShift = b, b.BigPageShift()
+		g.bigGen = make([]uint32, (uint64(len(g.tlbGen))>>g.bigShift)+1)
+	}
+}
+
+// BigPager is an MMU that maps aligned groups of 2^BigPageShift pages with
+// one PTE while all of them are mapped alike (gmmu.Config.BigPage).
+type BigPager interface {
+	BigPageShift() uint
+	InBigPage(page uint64) bool
+}
+
+// bigKey marks a TLB key as a big page's, apart from every page number.
+const bigKey = 1 << 63
+
+// tlbKey is the TLB entry that translates page, with its generation: the
+// page's own, or its big page's while a big PTE maps it.
+func (g *Comp) tlbKey(page uint64) (key uint64, gen uint32) {
+	if g.bigShift != 0 && g.big.InBigPage(page) {
+		grp := page >> g.bigShift
+		return bigKey | grp, g.bigGen[grp]
+	}
+	return page, g.tlbGen[page]
+}
 
 // SetWorkSource attaches the command processor.
 func (g *Comp) SetWorkSource(w WorkSource) { g.work = w }

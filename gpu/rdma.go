@@ -109,5 +109,11 @@ func (g *Comp) Shootdown(now sim.VTimeInSec, entries []uvmproto.Inval) sim.VTime
 }
 
 // DropTranslation removes a page from the L2 TLB and every L1 TLB, by
-// moving the page to a new TLB generation.
-func (g *Comp) DropTranslation(page uint64) { g.tlbGen[page]++ }
+// moving the page to a new TLB generation, and its big page's entry with
+// it: a change to one page splits the big PTE.
+func (g *Comp) DropTranslation(page uint64) {
+	g.tlbGen[page]++
+	if g.bigShift != 0 {
+		g.bigGen[page>>g.bigShift]++
+	}
+}

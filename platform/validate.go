@@ -209,6 +209,9 @@ func (c Config) Validate() error {
 	if !pf.BlockSize.IsPowerOfTwo() || !pf.VABlockSize.IsPowerOfTwo() || pf.BlockSize > pf.VABlockSize {
 		bad("uvm.prefetch.block_size", pf.BlockSize, "and uvm.prefetch.va_block_size %v must be powers of two with block <= VA block (driver: 64KB and 2MB)", pf.VABlockSize)
 	}
+	if b := c.GMMU.BigPage; b != 0 && !b.IsPowerOfTwo() {
+		bad("gmmu.big_page", b, "must be 0 (off) or a power of two (NVIDIA's big page: 64KB)")
+	}
 	if c.GPU.Memory == 0 {
 		bad("gpu.memory", c.GPU.Memory, "must be > 0")
 	}
