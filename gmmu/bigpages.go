@@ -34,9 +34,12 @@ func newBigPages(bigBytes, pageSize, pages uint64) bigPages {
 // update recomputes the group of page from the table, after its PTE
 // changed.
 func (b *bigPages) update(table []PTE, page uint64) {
-	if b.shift == 0 {
-		return
+	if b.shift != 0 {
+		b.regroup(table, page)
 	}
+}
+
+func (b *bigPages) regroup(table []PTE, page uint64) {
 	g := page >> b.shift
 	first := g << b.shift
 	last := min(first+1<<b.shift, uint64(len(table)))

@@ -24,7 +24,10 @@ func (g *Comp) execute(wf *wavefront, x *inflight, t sim.VTimeInSec) {
 		page := x.pg[i].page
 		tp := t + g.l1tlbLat
 		walked := false
-		key, tgen := g.tlbKey(page)
+		key, tgen := page, g.tlbGen[page]
+		if g.bigShift != 0 {
+			key, tgen = g.bigTLBKey(page)
+		}
 		if cu.l1tlb.Lookup(key, tgen) {
 			g.counters.TLBL1Hits++
 		} else {

@@ -30,23 +30,23 @@ func TestBigPageTLBKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.SetMMU(bigMMU{})
-	k17, gen := g.tlbKey(17)
-	if k30, _ := g.tlbKey(30); k30 != k17 {
+	k17, gen := g.bigTLBKey(17)
+	if k30, _ := g.bigTLBKey(30); k30 != k17 {
 		t.Fatalf("pages 17 and 30 of one big page: keys %x and %x", k17, k30)
 	}
-	if k1, _ := g.tlbKey(1); k1 != 1 || k1 == k17 {
+	if k1, _ := g.bigTLBKey(1); k1 != 1 || k1 == k17 {
 		t.Fatalf("page 1, outside the big page: key %x (big page's %x)", k1, k17)
 	}
 	g.DropTranslation(3)
-	if _, now := g.tlbKey(17); now != gen {
+	if _, now := g.bigTLBKey(17); now != gen {
 		t.Error("dropping page 3 dropped the big page of pages 16-31")
 	}
-	_, gen1 := g.tlbKey(1)
+	_, gen1 := g.bigTLBKey(1)
 	g.DropTranslation(25)
-	if _, now := g.tlbKey(17); now == gen {
+	if _, now := g.bigTLBKey(17); now == gen {
 		t.Error("dropping page 25 left its big page's TLB entry valid")
 	}
-	if _, now := g.tlbKey(1); now != gen1 {
+	if _, now := g.bigTLBKey(1); now != gen1 {
 		t.Error("dropping page 25 dropped page 1")
 	}
 }

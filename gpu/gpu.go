@@ -176,10 +176,11 @@ type BigPager interface {
 // bigKey marks a TLB key as a big page's, apart from every page number.
 const bigKey = 1 << 63
 
-// tlbKey is the TLB entry that translates page, with its generation: the
-// page's own, or its big page's while a big PTE maps it.
-func (g *Comp) tlbKey(page uint64) (key uint64, gen uint32) {
-	if g.bigShift != 0 && g.big.InBigPage(page) {
+// bigTLBKey is the TLB entry that translates page when the MMU maps big
+// pages, with its generation: its big page's while a big PTE maps it, else
+// the page's own (execute takes the page's own at once without big pages).
+func (g *Comp) bigTLBKey(page uint64) (key uint64, gen uint32) {
+	if g.big.InBigPage(page) {
 		grp := page >> g.bigShift
 		return bigKey | grp, g.bigGen[grp]
 	}
