@@ -31,8 +31,10 @@ var EAWorkloads = []string{"2dconv", "fdtd2d", "hotspot", "pathfinder", "atax", 
 // evaluates (§V-A1: nine workloads from Rodinia and PolyBench, of which
 // §V-A2 names only RA, NW and BFS; which nine is not stated in the paper,
 // so UVMSmart's: backprop, bfs, hotspot, nw, pathfinder, srad_v2, 2DCONV,
-// ATAX, FDTD-2D) and RA, ordered by EA class as EAWorkloads.
-var UVMMUWorkloads = []string{"2dconv", "fdtd2d", "hotspot", "pathfinder", "backprop", "srad", "atax", "nw", "ra", "rbfs"}
+// ATAX, FDTD-2D) and RA, ordered by EA class as EAWorkloads. RA is
+// UVMSmart's own (uvmsmart-ra, benchmarks/Managed/ra), the program UVMMU's
+// simulator ran, not HPCC's RandomAccess (ra).
+var UVMMUWorkloads = []string{"2dconv", "fdtd2d", "hotspot", "pathfinder", "backprop", "srad", "atax", "nw", "uvmsmart-ra", "rbfs"}
 
 // UVMMUPaperScales are the scales at which each UVMMU workload runs
 // UVMSmart's own input (github.com/DebashisGanguly/gpgpu-sim_UVMSmart,
@@ -44,12 +46,11 @@ var UVMMUWorkloads = []string{"2dconv", "fdtd2d", "hotspot", "pathfinder", "back
 // 1024 x 1024 (UVMSmart manages only J of its six arrays, mgpu all six);
 // atax NX = NY = 1200 (a multiple of 64: 1216); nw 1024; bfs graph256k,
 // 261,444 nodes (a multiple of 512: 261,632, mgpu's own random graph of
-// about 6 edges per node, as graphgen's); and ra, whose UVMSmart program is
-// a 12 MiB gather microbenchmark, not HPCC's RandomAccess: the HPCC table
-// of the nearest power of two, 16 MiB (scale 1).
+// about 6 edges per node, as graphgen's); and uvmsmart-ra, N = 2^20, its
+// 12 MiB (scale 1).
 var UVMMUPaperScales = map[string]float64{
 	"2dconv": 0.030314, "fdtd2d": 0.062479, "hotspot": 0.045471, "pathfinder": 0.149812,
-	"backprop": 1, "srad": 1, "atax": 0.021858, "nw": 0.029920, "ra": 1, "rbfs": 0.2946,
+	"backprop": 1, "srad": 1, "atax": 0.021858, "nw": 0.029920, "uvmsmart-ra": 1, "rbfs": 0.2946,
 }
 
 // EAPaperScales are the scales of EA's Table II footprints

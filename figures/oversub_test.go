@@ -330,7 +330,7 @@ func TestUVMMUFig1Normalisation(t *testing.T) {
 	if !slices.Equal(tab.Series, want) {
 		t.Fatalf("series %v, want %v", tab.Series, want)
 	}
-	for _, app := range []string{"ra", "2dconv", "average", "geomean"} {
+	for _, app := range []string{"uvmsmart-ra", "2dconv", "average", "geomean"} {
 		r := row(t, tab, app)
 		for i, w := range []float64{1.25, 2, 1.25, 2, 1.25, 2} {
 			if !near(r[i], w) {
@@ -397,7 +397,7 @@ func TestUVMMUFigureNormalisation(t *testing.T) {
 		if tab.Series[0] != tc.label {
 			t.Errorf("%s: series %v", tc.fig, tab.Series)
 		}
-		for _, app := range []string{"ra", "nw", "geomean"} {
+		for _, app := range []string{"uvmsmart-ra", "nw", "geomean"} {
 			r := row(t, tab, app)
 			for i, w := range tc.want {
 				if !near(r[i], w) {
@@ -418,7 +418,7 @@ func TestUVMMUPaperScalesAreUVMSmartInputs(t *testing.T) {
 		"2dconv": 8388608, "hotspot": 12582912, "pathfinder": 40200000, "backprop": 27784580,
 		"nw": 8405000, "srad": 25165824, // all six of srad's arrays (UVMSmart manages one)
 		"atax": 5929216, "fdtd2d": 16831764, // n = 1216 and 1184, the nearest to UVMSmart's 1200
-		"ra": 16 << 20, "rbfs": 10205969, // HPCC's table nearest UVMSmart's 12 MiB; 261,632 nodes for 261,444
+		"uvmsmart-ra": 12 << 20, "rbfs": 10205969, // 261,632 nodes for 261,444
 	}
 	for _, w := range UVMMUWorkloads {
 		alloc, _, err := setupAt(w, UVMMUPaperScales[w])

@@ -235,13 +235,19 @@ func (t *btreeTree) path(key uint32, visit func(level int, slot uint32)) {
 
 // btreeQueryKey is query q's key, uniform in [0, 2n).
 func btreeQueryKey(seed uint64, q, n int) uint32 {
-	x := seed*0x9e3779b97f4a7c15 + uint64(q)
+	return uint32(draw(seed, uint64(q)) % (2 * uint64(n)))
+}
+
+// draw is the i-th random word of seed: splitmix64's finaliser, so a
+// thread's draw needs no generator state.
+func draw(seed, i uint64) uint64 {
+	x := seed*0x9e3779b97f4a7c15 + i
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 27
 	x *= 0x94d049bb133111eb
 	x ^= x >> 31
-	return uint32(x % (2 * uint64(n)))
+	return x
 }
 
 // Setup implements Workload.
