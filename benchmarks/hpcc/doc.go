@@ -1,3 +1,4 @@
-// Package hpcc holds the HPC Challenge workload that UVMMU runs: ra
-// (RandomAccess).
+// Package hpcc holds the HPC Challenge workload ra (RandomAccess), RA as
+// the name is usually read; UVMMU's figures run UVMSmart's own RA
+// (benchmarks/papers, uvmsmart-ra).
 package hpcc

@@ -8,9 +8,11 @@ import (
 	"github.com/mgpu-sim/mgpu/objtable"
 )
 
-// RandomAccess is HPCC RandomAccess (GUPS), the "RA" of UVMMU's irregular
-// workloads: 4 x TableSize read-modify-write updates Table[ran & (TableSize
-// - 1)] ^= ran, ran walking HPCC's 64-bit LFSR (x^64 + x^2 + x + 1, POLY 7).
+// RandomAccess is HPCC RandomAccess (GUPS), RA as the name is usually
+// read: 4 x TableSize read-modify-write updates Table[ran & (TableSize - 1)]
+// ^= ran, ran walking HPCC's 64-bit LFSR (x^64 + x^2 + x + 1, POLY 7).
+// UVMMU's figures run UVMSmart's own RA instead (papers.UVMSmartRA,
+// uvmsmart-ra), the program UVMMU's simulator ran.
 //
 // Shape: a table of 2^k uint64 words, HPCC's power of two, k the nearest
 // (in log) to the footprint (RASize times Params.Scale): 2^21 words (16
@@ -18,11 +20,9 @@ import (
 // Between powers of two the footprint is off by up to a factor 1.41.
 // Neither paper gives RA's size; UVMSmart's benchmarks/Managed/ra takes 12
 // MB, and 16 MB is the power of two nearest it. That program is not
-// HPCC's kernel but a table-lookup microbenchmark (one thread in 100
-// reads input[t] and table[r] and writes output[r], N = 2^20); this model
-// is HPCC's RandomAccess, as RA is usually read. Every update is a 64-page
-// instruction, which the simulator runs tens of times slower than a
-// coalesced one: hence the small default.
+// HPCC's kernel but a table lookup, modelled as uvmsmart-ra. Every update
+// is a 64-page instruction, which the simulator runs tens of times slower
+// than a coalesced one: hence the small default.
 //
 // Objects, in allocation (ID) order:
 //
