@@ -40,8 +40,11 @@ func TestUVMSmartRA(t *testing.T) {
 					continue
 				}
 				working++
+				if len(ins) != 4 || len(ins[1]) != 1 || len(ins[2]) != 1 || len(ins[3]) != 1 {
+					t.Fatalf("wavefront %d/%d: %+v, want the guard and three one-lane accesses", wg, wf, ins)
+				}
 				in, tb, out := ins[1][0], ins[2][0], ins[3][0]
-				if len(ins) != 4 || in.Obj.Name != "input" || tb.Obj.Name != "table" || out.Obj.Name != "output" ||
+				if in.Obj.Name != "input" || tb.Obj.Name != "table" || out.Obj.Name != "output" ||
 					in.Write || tb.Write || !out.Write {
 					t.Fatalf("wavefront %d/%d: %+v", wg, wf, ins)
 				}
