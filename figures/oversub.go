@@ -127,7 +127,7 @@ var (
 	rtx3090 = []string{
 		"gpu.cus", "82", "gpu.freq_mhz", "1695", "gpu.wavefronts_per_cu", "24",
 		"gpu.l1v_size", "128KB", "gpu.remote_l1v", "false", "gpu.l2_size", "6MB", "gpu.memory", "24GB", "gpu.dram_gbps", "936", "gmmu.walkers", "64",
-		"gmmu.big_page", "64KB", "gpu.shootdown_flush_all", "false", "gpu.drain_cycles", "0",
+		"gmmu.big_page", "64KB", "gmmu.huge_page", "2MB", "gpu.shootdown_flush_all", "false", "gpu.drain_cycles", "0",
 		"link.pcie_topology", "pairs",
 	}
 	gtx1080ti = []string{

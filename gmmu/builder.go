@@ -109,7 +109,7 @@ func (b Builder) Build(name string) (*Comp, error) {
 		engine:        b.engine, cfg: b.cfg, id: b.id, pageSize: b.pageSize, base: b.base,
 		counters: counters, faults: NewFaultBuffer(b.id, b.batch),
 		build: uvmproto.MakeBuilder().WithPageSize(b.pageSize),
-		table: make([]PTE, b.pages), big: newBigPages(uint64(b.cfg.BigPage), b.pageSize, b.pages), walkers: newWalkerPool(b.cfg.Walkers),
+		table: make([]PTE, b.pages), big: newBigPages(uint64(b.cfg.BigPage), uint64(b.cfg.HugePage), b.pageSize, b.pages), walkers: newWalkerPool(b.cfg.Walkers),
 		pwc: pwc, cycle: sim.VTimeInSec(1e-6 / b.freqMHz), recvDelay: b.delay, frames: b.frames,
 	}
 	m.port = sim.NewLimitNumMsgPort(m, b.bufSize, name+".PCIe")

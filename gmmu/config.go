@@ -23,6 +23,15 @@ type Config struct {
 	// (SetGPU, gpu.BigPager); answers on the Top port stay one page each,
 	// since Frames places each page on its own.
 	BigPage units.Bytes `yaml:"big_page" doc:"a group of pages one PTE and TLB entry maps once all its pages are mapped alike, as NVIDIA's driver merges 64KB big PTEs (uvm_va_block.c); 0 or at most page_size: each page alone (MGPUSim, GRIT)"`
+	// HugePage, when larger than BigPage and the page, is the aligned group
+	// one PTE maps once all its pages are mapped alike: the driver maps a
+	// whole 2 MB VA block with one 2 MB PTE ("If all pages in the 2M mask
+	// have the same attributes after the operation is applied, we can use
+	// a 2M PTE", block_gpu_compute_new_pte_state), since GPU memory for a
+	// whole block is one 2 MB chunk. The walk costs the same as a 4 KB
+	// one: mgpu does not shorten it by the level it skips. 0 by default,
+	// as for BigPage.
+	HugePage units.Bytes `yaml:"huge_page" doc:"a 2MB-style group one PTE and TLB entry maps once all its pages are mapped alike, as NVIDIA's driver maps a whole VA block with a 2MB PTE (uvm_va_block.c); 0 or at most big_page/page_size: off (MGPUSim, GRIT)"`
 }
 
 // DefaultConfig returns GRIT Table I.

@@ -149,6 +149,16 @@ func (m *Comp) BigPageShift() uint { return m.big.shift }
 // splits it, and the GPU is told to drop that page's translations then.
 func (m *Comp) InBigPage(page uint64) bool { return m.big.shift != 0 && m.big.big[page>>m.big.shift] }
 
+// HugePageShift is log2 of the pages one 2 MB PTE maps, 0 when none do
+// (Config.HugePage).
+func (m *Comp) HugePageShift() uint { return m.big.hugeShift }
+
+// InHugePage reports whether page is mapped by a 2 MB PTE now: one TLB
+// entry then covers its whole VA block.
+func (m *Comp) InHugePage(page uint64) bool {
+	return m.big.hugeShift != 0 && m.big.huge[page>>m.big.hugeShift]
+}
+
 // frame keeps the frames in step with a new PTE: a page held here takes a
 // frame here, one mapped to a peer's memory one there, and a page no longer
 // held here frees its frame.

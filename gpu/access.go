@@ -25,7 +25,7 @@ func (g *Comp) execute(wf *wavefront, x *inflight, t sim.VTimeInSec) {
 		tp := t + g.l1tlbLat
 		walked := false
 		key, tgen := page, g.tlbGen[page]
-		if g.bigShift != 0 {
+		if g.big != nil {
 			key, tgen = g.bigTLBKey(page)
 		}
 		if cu.l1tlb.Lookup(key, tgen) {

@@ -131,6 +131,9 @@ type Comp struct {
 	big      BigPager
 	bigShift uint
 	bigGen   []uint32
+	// hugeShift and hugeGen are the same for 2 MB PTEs (0 and nil without).
+	hugeShift uint
+	hugeGen   []uint32
 	// flushes counts whole-cache flushes; it is added to every line's
 	// generation, so bumping it invalidates every cached line at once.
 	flushes uint32
@@ -156,31 +159,48 @@ type Comp struct {
 }
 
 // SetMMU attaches the GMMU. One that maps big pages (BigPager) gets one
-// TLB entry per big page while a big PTE maps it.
+// TLB entry per big or 2 MB page while one PTE maps it.
 func (g *Comp) SetMMU(m MMU) {
 	g.mmu = m
-	g.big, g.bigShift, g.bigGen = nil, 0, nil
-	if b, ok := m.(BigPager); ok && b.BigPageShift() > 0 {
-		g.big, g.bigShift = b, b.BigPageShift()
-		g.bigGen = make([]uint32, (uint64(len(g.tlbGen))>>g.bigShift)+1)
+	g.big, g.bigShift, g.bigGen, g.hugeShift, g.hugeGen = nil, 0, nil, 0, nil
+	b, ok := m.(BigPager)
+	if !ok || b.BigPageShift()+b.HugePageShift() == 0 {
+		return
+	}
+	g.big, g.bigShift, g.hugeShift = b, b.BigPageShift(), b.HugePageShift()
+	g.bigGen = make([]uint32, (uint64(len(g.tlbGen))>>g.bigShift)+1)
+	if g.hugeShift != 0 {
+		g.hugeGen = make([]uint32, (uint64(len(g.tlbGen))>>g.hugeShift)+1)
 	}
 }
 
-// BigPager is an MMU that maps aligned groups of 2^BigPageShift pages with
-// one PTE while all of them are mapped alike (gmmu.Config.BigPage).
+// BigPager is an MMU that maps aligned groups of 2^BigPageShift pages, and
+// of 2^HugePageShift pages (0: none), with one PTE while all of them are
+// mapped alike (gmmu.Config.BigPage, HugePage).
 type BigPager interface {
 	BigPageShift() uint
 	InBigPage(page uint64) bool
+	HugePageShift() uint
+	InHugePage(page uint64) bool
 }
 
-// bigKey marks a TLB key as a big page's, apart from every page number.
-const bigKey = 1 << 63
+// bigKey and hugeKey mark a TLB key as a big or 2 MB page's, apart from
+// every page number and each other.
+const (
+	bigKey  = 1 << 63
+	hugeKey = 1 << 62
+)
 
 // bigTLBKey is the TLB entry that translates page when the MMU maps big
-// pages, with its generation: its big page's while a big PTE maps it, else
-// the page's own (execute takes the page's own at once without big pages).
+// pages, with its generation: its 2 MB page's or its big page's while such
+// a PTE maps it, else the page's own (execute takes the page's own at once
+// without big pages).
 func (g *Comp) bigTLBKey(page uint64) (key uint64, gen uint32) {
-	if g.big.InBigPage(page) {
+	if g.hugeShift != 0 && g.big.InHugePage(page) {
+		grp := page >> g.hugeShift
+		return hugeKey | grp, g.hugeGen[grp]
+	}
+	if g.bigShift != 0 && g.big.InBigPage(page) {
 		grp := page >> g.bigShift
 		return bigKey | grp, g.bigGen[grp]
 	}

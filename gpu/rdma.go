@@ -109,11 +109,14 @@ func (g *Comp) Shootdown(now sim.VTimeInSec, entries []uvmproto.Inval) sim.VTime
 }
 
 // DropTranslation removes a page from the L2 TLB and every L1 TLB, by
-// moving the page to a new TLB generation, and its big page's entry with
-// it: a change to one page splits the big PTE.
+// moving the page to a new TLB generation, and its big and 2 MB pages'
+// entries with it: a change to one page splits their PTEs.
 func (g *Comp) DropTranslation(page uint64) {
 	g.tlbGen[page]++
 	if g.bigShift != 0 {
 		g.bigGen[page>>g.bigShift]++
+	}
+	if g.hugeShift != 0 {
+		g.hugeGen[page>>g.hugeShift]++
 	}
 }

@@ -18,24 +18,33 @@ func bigPaged(gpus int, over float64, prefetch string) Config {
 	return c
 }
 
-// TestBigPagesCoherent: with big PTEs the coherence checker passes under
-// every kind of mapping change (migration, replication, remote mapping,
-// eviction), and big PTEs do form.
+// TestBigPagesCoherent: with big PTEs, and with 2 MB PTEs over them, the
+// coherence checker passes under every kind of mapping change (migration,
+// replication, remote mapping, eviction), and big and 2 MB PTEs do form
+// (the 2 MB cases at a scale whose objects span whole 2 MB blocks).
 func TestBigPagesCoherent(t *testing.T) {
 	for _, c := range []struct {
 		w, p, prefetch string
 		gpus           int
-		over           float64
+		over, scale    float64
+		huge           units.Bytes
 	}{
-		{"mm", "on-touch", "tbn", 1, 1.5},
-		{"mm", "on-touch", "tbn", 2, 1.5},
-		{"mm", "duplication", "off", 4, 0},
-		{"st", "access-counter", "off", 4, 0},
-		{"mm", "oasis", "off", 4, 1.5},
+		{"mm", "on-touch", "tbn", 1, 1.5, 0.05, 0},
+		{"mm", "on-touch", "tbn", 2, 1.5, 0.05, 0},
+		{"mm", "duplication", "off", 4, 0, 0.05, 0},
+		{"st", "access-counter", "off", 4, 0, 0.05, 0},
+		{"mm", "oasis", "off", 4, 1.5, 0.05, 0},
+		{"mm", "on-touch", "tbn", 1, 1.5, 0.5, 2 * units.MB},
+		{"st", "on-touch", "tbn", 1, 0, 0.5, 2 * units.MB},
+		{"mm", "duplication", "off", 4, 0, 0.5, 2 * units.MB},
+		{"mm", "on-touch", "tbn", 2, 1.5, 0.5, 2 * units.MB},
+		{"mm", "access-counter", "off", 2, 0, 0.5, 2 * units.MB},
 	} {
-		t.Run(fmt.Sprintf("%s/%s/%dgpu/over%g", c.w, c.p, c.gpus, c.over), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/%dgpu/over%g/huge%v", c.w, c.p, c.gpus, c.over, c.huge), func(t *testing.T) {
 			t.Parallel()
-			s, err := Build(Options{Workload: c.w, Policy: c.p, Scale: 0.05, Seed: 1, Config: bigPaged(c.gpus, c.over, c.prefetch)})
+			cfg := bigPaged(c.gpus, c.over, c.prefetch)
+			cfg.GMMU.HugePage = c.huge
+			s, err := Build(Options{Workload: c.w, Policy: c.p, Scale: c.scale, Seed: 1, Config: cfg})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,17 +55,23 @@ func TestBigPagesCoherent(t *testing.T) {
 			if c.over > 0 && r.Totals.Evictions == 0 {
 				t.Fatalf("no eviction at %v of %v", r.GPUCapacity, r.Footprint)
 			}
-			big := 0
+			big, huge := 0, 0
 			for _, m := range s.gmmus {
 				_, n := m.Geometry()
 				for p := uint64(0); p < n; p++ {
 					if m.InBigPage(p) {
 						big++
 					}
+					if m.InHugePage(p) {
+						huge++
+					}
 				}
 			}
 			if big == 0 {
 				t.Error("no big PTE at the end of the run")
+			}
+			if (huge != 0) != (c.huge != 0) {
+				t.Errorf("%d pages under 2 MB PTEs at the end of the run with gmmu.huge_page %v", huge, c.huge)
 			}
 		})
 	}
@@ -93,4 +108,24 @@ func TestBigPageOfOnePage(t *testing.T) {
 	if on.SimTimeNs != off.SimTimeNs || !reflect.DeepEqual(on.Totals, off.Totals) || !reflect.DeepEqual(on.Stalls, off.Stalls) {
 		t.Errorf("gmmu.big_page equal to page_size changed the run: %v ns against %v", on.SimTimeNs, off.SimTimeNs)
 	}
+}
+
+// TestHugePagesWidenTLBReach: past the reach of 64 KB big PTEs (an L2 TLB
+// of 16 entries reaches 1 MB), 2 MB PTEs over whole resident blocks take
+// fewer L2 TLB misses, and move the same pages in: only the translation is
+// coarser.
+func TestHugePagesWidenTLBReach(t *testing.T) {
+	cfg := bigPaged(1, 0, "tbn")
+	cfg.GPU.L2TLBEntries, cfg.GPU.L2TLBWays = 16, 16
+	o := Options{Workload: "mm", Policy: "on-touch", Scale: 0.5, Seed: 1, Config: cfg}
+	big := mustRun(t, o)
+	o.Config.GMMU.HugePage = 2 * units.MB
+	huge := mustRun(t, o)
+	if 2*huge.Totals.TLBL2Misses > big.Totals.TLBL2Misses {
+		t.Errorf("%d L2 TLB misses with 2 MB PTEs, %d with 64 KB ones only: want at most half", huge.Totals.TLBL2Misses, big.Totals.TLBL2Misses)
+	}
+	if huge.Totals.MigrationsH2D != big.Totals.MigrationsH2D {
+		t.Errorf("2 MB PTEs changed the pages moved in: %d against %d", huge.Totals.MigrationsH2D, big.Totals.MigrationsH2D)
+	}
+	t.Logf("L2 TLB misses %d -> %d", big.Totals.TLBL2Misses, huge.Totals.TLBL2Misses)
 }

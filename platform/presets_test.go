@@ -56,6 +56,7 @@ var presetCites = map[string][]cited{
 		{"gpu.wavefronts_per_cu", "24", "CUDA guide, CC 8.6: 1536 threads per SM, as 64-lane wavefronts"},
 		{"gmmu.walkers", "64", "no source; UVMMU Table I, the single-GPU UVM simulator lineage"},
 		{"gmmu.big_page", "64KB", "NVIDIA UVM driver: 64 KB big PTEs once a big page is mapped alike"},
+		{"gmmu.huge_page", "2MB", "NVIDIA UVM driver: a 2 MB PTE once a whole VA block is mapped alike"},
 		{"gpu.l1v_size", "128KB", "CUDA guide, CC 8.6: 128 KB unified L1, no shared memory carved out"},
 		{"gpu.remote_l1v", "false", "NVIDIA UVM driver: mappings to remote memory are uncached"},
 		{"gpu.l2_size", "6MB", "NVIDIA spec: 6 MB L2"},
