@@ -111,47 +111,65 @@ func probeRun(t *testing.T, gpus int, mode string) *Result {
 }
 
 // SUV carries out every kind of placement on the probe and keeps every
-// read coherent (the checker is on).
+// read coherent (the checker is on), whichever way a fault on the Unknown
+// structure goes. When its faults migrate, the pool must overflow for its
+// counters to have evicted pages to pull back: 3x oversubscription.
 func TestSUVPlacesEveryClass(t *testing.T) {
 	t.Parallel()
-	for _, gpus := range []int{1, 2} {
-		r := probeRun(t, gpus, uvm.AdaptiveSUV)
-		st := r.PolicyStats
-		for _, k := range []string{"suv_pinned_hbm_pages", "suv_pinned_host_pages", "suv_pooled_pages", "suv_counted_pages", "suv_prefetched_pages", "suv_iteration_evicted_pages", "suv_ac_migrations"} {
-			if st[k] == 0 && (gpus == 1 || k != "suv_pooled_pages") { // on 2 GPUs each holds 128 workgroups: too few for Temporal
-				t.Errorf("%d GPUs: %s is 0: %v", gpus, k, st)
+	for _, c := range []struct {
+		unknown string
+		over    float64
+	}{{suv.UnknownRemote, 1.5}, {suv.UnknownMigrate, 3}} {
+		for _, gpus := range []int{1, 2} {
+			cfg := suvSmall(gpus, uvm.AdaptiveSUV)
+			cfg.Oversubscribe, cfg.UVM.SUV.UnknownFault = c.over, c.unknown
+			r := mustRun(t, Options{Workload: "suv-probe", Policy: "on-touch", Config: cfg, workload: suvProbe{}})
+			st := r.PolicyStats
+			for _, k := range []string{"suv_pinned_hbm_pages", "suv_pinned_host_pages", "suv_pooled_pages", "suv_counted_pages", "suv_prefetched_pages", "suv_iteration_evicted_pages", "suv_ac_migrations"} {
+				if st[k] == 0 && (gpus == 1 || k != "suv_pooled_pages") { // on 2 GPUs each holds 128 workgroups: too few for Temporal
+					t.Errorf("%s, %d GPUs: %s is 0: %v", c.unknown, gpus, k, st)
+				}
 			}
-		}
-		if st["suv_launches"] != probeIters {
-			t.Errorf("%d GPUs: %v launches planned, want %d", gpus, st["suv_launches"], probeIters)
-		}
-		if r.Totals.HostLines == 0 {
-			t.Errorf("%d GPUs: nothing was read from the host, though chase and the rest of dense stay there", gpus)
+			if st["suv_launches"] != probeIters {
+				t.Errorf("%s, %d GPUs: %v launches planned, want %d", c.unknown, gpus, st["suv_launches"], probeIters)
+			}
+			if r.Totals.HostLines == 0 {
+				t.Errorf("%s, %d GPUs: nothing was read from the host, though chase's evicted pages and the rest of dense stay there", c.unknown, gpus)
+			}
 		}
 	}
 }
 
 // Pinned, host-mapped, counted and prefetched pages do not fault: with
 // the Temporal structure pinned on the host too (density threshold 100),
-// no fault on the probe reaches the driver's decision; the few left are
-// accesses that raced a counter migration of the Unknown structure and
-// found the page mapped, at most one per page the counters moved. The
-// stock driver faults on every first touch and every refetch.
+// no fault on the probe reaches the driver's decision. The faults left
+// are the Unknown structure's: under unknown_fault=remote, accesses that
+// raced a counter migration and found the page mapped, at most one per
+// page the counters moved; under migrate, also its first touches (two
+// wavefronts may fault on a page before it arrives; an evicted page stays
+// mapped over PCIe, so it does not fault again). The stock driver
+// faults on every first touch and every refetch.
 func TestSUVPlacedPagesDoNotFault(t *testing.T) {
 	t.Parallel()
 	base := probeRun(t, 1, uvm.AdaptiveNone)
-	c := suvSmall(1, uvm.AdaptiveSUV)
-	c.UVM.SUV.DensityThreshold = 100
-	r := mustRun(t, Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}})
-	st := r.PolicyStats
-	if st["suv_pooled_pages"] != 0 {
-		t.Fatalf("temporal still has a pool: %v", st)
-	}
-	if st["suv_placed_faults"] != 0 {
-		t.Errorf("%v faults on placed pages reached the driver's decision", st["suv_placed_faults"])
-	}
-	if f := float64(r.Totals.PageFaults); f > st["suv_ac_migrations"] || r.Totals.PageFaults >= base.Totals.PageFaults/10 {
-		t.Errorf("SUV faulted %d times (%v counter migrations), the stock driver %d", r.Totals.PageFaults, st["suv_ac_migrations"], base.Totals.PageFaults)
+	for _, unknown := range []string{suv.UnknownRemote, suv.UnknownMigrate} {
+		c := suvSmall(1, uvm.AdaptiveSUV)
+		c.UVM.SUV.DensityThreshold, c.UVM.SUV.UnknownFault = 100, unknown
+		r := mustRun(t, Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}})
+		st := r.PolicyStats
+		if st["suv_pooled_pages"] != 0 {
+			t.Fatalf("%s: temporal still has a pool: %v", unknown, st)
+		}
+		if st["suv_placed_faults"] != 0 {
+			t.Errorf("%s: %v faults on placed pages reached the driver's decision", unknown, st["suv_placed_faults"])
+		}
+		bound := st["suv_ac_migrations"]
+		if unknown == suv.UnknownMigrate {
+			bound += 2 * float64(2<<20) / float64(r.Config.PageSize) // chase's pages, each faulted by at most two wavefronts before it arrives
+		}
+		if f := float64(r.Totals.PageFaults); f > bound || r.Totals.PageFaults >= base.Totals.PageFaults/5 {
+			t.Errorf("%s: SUV faulted %d times (bound %v), the stock driver %d", unknown, r.Totals.PageFaults, bound, base.Totals.PageFaults)
+		}
 	}
 }
 

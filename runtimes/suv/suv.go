@@ -44,7 +44,7 @@ const (
 	suvHBM               // pinned in this GPU's HBM (suvPinOnGPU, or an iteration's prefetch)
 	suvHost              // pinned on the host, mapped remotely (suvPinOnHost)
 	suvPool              // migrates on demand into its structure's pool (Temporal)
-	suvAC                // remote until its counter fires, then into its pool (Unknown)
+	suvAC                // into its pool by faults or its counter; evicted, remote until the counter fires (Unknown)
 )
 
 // suvMode adapts SUV-Mgmt (package suv) to the driver. At every launch it
@@ -153,8 +153,12 @@ func (m *suvMode) CounterBatch(g int, pages []uint64, invals [][]uvmproto.Inval)
 // on the host.
 func (m *suvMode) Prefetchable(g int, p uint64) bool {
 	md := m.mode[g][p]
-	return md != suvHost && md != suvAC
+	return md != suvHost && (md != suvAC || m.faultsMigrate())
 }
+
+// faultsMigrate: a fault on an Unknown structure's page migrates it, as
+// the driver's fault path does (core.Config.UnknownFault).
+func (m *suvMode) faultsMigrate() bool { return m.cfg.UnknownFault == core.UnknownMigrate }
 
 // MakeRoom trims the pools before the driver's eviction policy runs; in
 // the checking mode it then checks what SUV promises.
@@ -298,7 +302,7 @@ func (m *suvMode) act(g int, a core.Action, id int, obj span, invals [][]uvmprot
 			if !pool.Holds(p) {
 				_ = pool.Place(p) // p is the pool's structure's page
 			}
-		case mode == suvPool:
+		case mode == suvPool || m.faultsMigrate():
 			m.unmapRemote(g, p, invals) // SUV unsets the host pin: the next access faults
 		default:
 			m.mapHost(g, p, invals)
@@ -510,17 +514,21 @@ func (m *suvMode) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []ui
 	return m.inner.Victims(g, n, func(p uint64) bool { return pinned(p) || m.held(g, p) }, dst)
 }
 
-// suvPolicy answers faults on pages SUV placed: a host-pinned or counted
-// page is mapped remotely, a pinned page comes back to its GPU (or is
-// mapped to it when another GPU pinned it first); everything else is the
-// driver's on-touch migration.
+// suvPolicy answers faults on pages SUV placed: a host-pinned page (and a
+// counted one under unknown_fault=remote) is mapped remotely, a pinned
+// page comes back to its GPU (or is mapped to it when another GPU pinned
+// it first); everything else is the driver's on-touch migration.
 type suvPolicy struct {
 	pagepolicy.Policy
 	m *suvMode
 }
 
 func (w suvPolicy) Decide(f pagepolicy.Fault, pg pagepolicy.Page) pagepolicy.Decision {
-	switch w.m.mode[f.GPU][f.Page] {
+	md := w.m.mode[f.GPU][f.Page]
+	if md == suvAC && w.m.faultsMigrate() {
+		return w.Policy.Decide(f, pg)
+	}
+	switch md {
 	case suvHost, suvAC:
 		w.m.stats.PlacedFaults++
 		return pagepolicy.Decision{Action: pagepolicy.MapRemote, HostRemote: true, Bits: pg.Bits}
