@@ -101,6 +101,10 @@ func suvSmall(gpus int, mode string) Config {
 	c.UVM.Adaptive = mode
 	if mode == uvm.AdaptiveSUV { // SUV's alone: SC ranks by access count
 		c.UVM.SUV.DensityThreshold = 1
+		// "dense" (0.25 accesses per byte) would go to the host beside the
+		// chase; pinned on HBM it keeps every treatment in the probe
+		// (TestSUVSparseBesideChase tests the rule).
+		c.UVM.SUV.SparseBesideChase = suv.SparseTemporalHBM
 	}
 	return c
 }
@@ -170,6 +174,22 @@ func TestSUVPlacedPagesDoNotFault(t *testing.T) {
 		if f := float64(r.Totals.PageFaults); f > bound || r.Totals.PageFaults >= base.Totals.PageFaults/5 {
 			t.Errorf("%s: SUV faulted %d times (bound %v), the stock driver %d", unknown, r.Totals.PageFaults, bound, base.Totals.PageFaults)
 		}
+	}
+}
+
+// TestSUVSparseBesideChase: beside the chase, the sparse "dense" (256
+// pages) is pinned on the host rather than on HBM, and reads stay
+// coherent.
+func TestSUVSparseBesideChase(t *testing.T) {
+	t.Parallel()
+	hbm := probeRun(t, 1, uvm.AdaptiveSUV).PolicyStats
+	c := suvSmall(1, uvm.AdaptiveSUV)
+	c.UVM.SUV.SparseBesideChase = suv.SparseTemporalHost
+	host := mustRun(t, Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}}).PolicyStats
+	dense := float64(1<<20) / float64(c.PageSize)
+	if host["suv_pinned_hbm_pages"] != hbm["suv_pinned_hbm_pages"]-dense || host["suv_pinned_host_pages"] != hbm["suv_pinned_host_pages"]+dense {
+		t.Errorf("beside the chase: pinned on HBM %v, on the host %v; placed like the rest: %v and %v (dense: %v pages)",
+			host["suv_pinned_hbm_pages"], host["suv_pinned_host_pages"], hbm["suv_pinned_hbm_pages"], hbm["suv_pinned_host_pages"], dense)
 	}
 }
 

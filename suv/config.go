@@ -27,6 +27,16 @@ type Config struct {
 	// temporal on CPU"). That also agrees with Table I (2DC, FDT, MVT: D)
 	// and §VI's account of 2DC and of Fig. 9 (structures pinned on HBM).
 	SparseTemporal string `yaml:"sparse_temporal" doc:"where a Temporal structure at or below density_threshold goes: hbm (placed like Density, on HBM while it is left: the printed Algorithm 1 and the released SUV-Mgmt) | host (pinned on the host: the text of SUV §V-C)"`
+	// SparseBesideChase is where a structure at or below DensityThreshold
+	// goes when its launch also has an Unknown (pointer-chase) structure.
+	// §VI: BTR's "two arrays (query and results) that are lightly
+	// accessed" are pinned on DRAM, "allowing more HBM capacity for the
+	// B-tree", and BFS "pins lightly accessed regions on the DRAM"; the
+	// released SUV-Mgmt does so only when the program has a pointer chase
+	// (penguin-suv.h perform_memory_management: ad <= 5 and has_pchase, a
+	// host pin; without one, HBM while it is left). Algorithm 1 as printed
+	// has no such case.
+	SparseBesideChase string `yaml:"sparse_beside_chase" doc:"where a structure at or below density_threshold goes when its launch has an Unknown structure: host (SUV §VI: lightly accessed arrays on DRAM, more HBM for the pointer chase; the released SUV-Mgmt) | hbm (as without one: Algorithm 1 as printed)"`
 	// TemporalCutoff marks a structure Temporal when its WSS is below this
 	// fraction of its size (§V-B: "smaller than a fraction (here, 0.5)").
 	TemporalCutoff float64 `yaml:"temporal_cutoff" doc:"a structure is Temporal when WSS < cutoff x size, in (0, 1] (SUV §V-B: 0.5)"`
@@ -72,7 +82,7 @@ type Config struct {
 	PageSize units.Bytes `yaml:"-" json:"-"`
 }
 
-// Where sparse Temporal structures go (Config.SparseTemporal).
+// Where sparse structures go (Config.SparseTemporal, SparseBesideChase).
 const (
 	SparseTemporalHBM  = "hbm"
 	SparseTemporalHost = "host"
@@ -92,7 +102,7 @@ const (
 
 // DefaultConfig is the paper's setting over 4 KB pages.
 func DefaultConfig() Config {
-	return Config{DensityThreshold: 5, SparseTemporal: SparseTemporalHBM, TemporalCutoff: 0.5, BatchBytes: 2 * units.MB,
+	return Config{DensityThreshold: 5, SparseTemporal: SparseTemporalHBM, SparseBesideChase: SparseTemporalHost, TemporalCutoff: 0.5, BatchBytes: 2 * units.MB,
 		ConcurrentFraction: 0.5, ACThreshold: 256, ACGroup: 64 * units.KB, UnknownFault: UnknownMigrate, Hints: HintsDeclared, PageSize: 4 * units.KB}
 }
 
@@ -109,6 +119,9 @@ func (c Config) Validate() error {
 	}
 	if c.SparseTemporal != SparseTemporalHBM && c.SparseTemporal != SparseTemporalHost {
 		return fmt.Errorf("uvm.suv.sparse_temporal %q: must be %s or %s", c.SparseTemporal, SparseTemporalHBM, SparseTemporalHost)
+	}
+	if c.SparseBesideChase != SparseTemporalHBM && c.SparseBesideChase != SparseTemporalHost {
+		return fmt.Errorf("uvm.suv.sparse_beside_chase %q: must be %s or %s", c.SparseBesideChase, SparseTemporalHBM, SparseTemporalHost)
 	}
 	if !(c.TemporalCutoff > 0 && c.TemporalCutoff <= 1) {
 		return fmt.Errorf("uvm.suv.temporal_cutoff %v: must be in (0, 1] (SUV: 0.5)", c.TemporalCutoff)

@@ -35,6 +35,8 @@ func TestConfigValidateNamesTheKey(t *testing.T) {
 		{"sparse temporal host", func(c *Config) { c.SparseTemporal = SparseTemporalHost }, ""},
 		{"sparse temporal unknown", func(c *Config) { c.SparseTemporal = "dram" }, `uvm.suv.sparse_temporal "dram": must be hbm or host`},
 		{"sparse temporal empty", func(c *Config) { c.SparseTemporal = "" }, `uvm.suv.sparse_temporal "": must be hbm or host`},
+		{"sparse beside chase hbm", func(c *Config) { c.SparseBesideChase = SparseTemporalHBM }, ""},
+		{"sparse beside chase bad", func(c *Config) { c.SparseBesideChase = "dram" }, `uvm.suv.sparse_beside_chase "dram": must be hbm or host`},
 		{"unknown faults remote", func(c *Config) { c.UnknownFault = UnknownRemote }, ""},
 		{"unknown faults bad", func(c *Config) { c.UnknownFault = "pin" }, `uvm.suv.unknown_fault "pin": must be migrate or remote`},
 		{"cutoff 0", func(c *Config) { c.TemporalCutoff = 0 }, "uvm.suv.temporal_cutoff 0: must be in (0, 1]"},

@@ -98,6 +98,8 @@ type planner struct {
 	placed               []Placement
 	entries              []entry
 	footprint            int64
+	// chase: the launch has an Unknown structure (SparseBesideChase).
+	chase bool
 }
 
 func newPlanner(c Config, availHBM int64, objects []Object, hints Hints) (*planner, error) {
@@ -198,7 +200,9 @@ func mulDiv(a, b, d int64) int64 {
 //     densest first, before placement. The paper does not place them in
 //     Algorithm 1; the released SUV-Mgmt reserves prefetch windows first
 //     (penguin-suv.h perform_memory_management_iterative).
-//  3. The rest, densest first: with no HBM left, pin on the host; a
+//  3. The rest, densest first: with no HBM left, pin on the host; beside
+//     an Unknown structure, one at or below DensityThreshold is pinned on
+//     the host (SparseBesideChase: §VI and the released SUV-Mgmt); a
 //     Temporal structure denser than DensityThreshold gets an on-demand
 //     pool of its WSS (clamped to what is left: the printed algorithm has
 //     no guard), a sparser one goes where SparseTemporal says (hbm: like
@@ -238,6 +242,8 @@ func PlanLaunch(c Config, availHBM int64, objects []Object, hints Hints) (Plan, 
 		switch {
 		case p.avail == 0:
 			p.hostPin(i, "%s: no HBM left", e.class)
+		case p.chase && c.SparseBesideChase == SparseTemporalHost && e.h.Density <= c.DensityThreshold:
+			p.hostPin(i, "%s: density %g <= threshold %g beside a pointer chase", e.class, e.h.Density, c.DensityThreshold)
 		case e.class == Temporal && e.h.Density > c.DensityThreshold:
 			q := min(alignUp(e.h.WSSBytes, p.page), p.avail, e.need)
 			p.add(&p.pool, OnDemand, e, whole(e), q)
@@ -286,6 +292,7 @@ func (p *planner) unknowns() {
 		if e.class != Unknown {
 			continue
 		}
+		p.chase = true
 		q := min(alignDown(mulDiv(e.need, avail0, p.footprint), p.page), p.avail, e.need)
 		if q < p.page {
 			p.hostPin(i, "unknown: HBM share under one page")

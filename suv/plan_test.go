@@ -69,8 +69,16 @@ var mixedHints = Hints{
 	{Object: "odd", Density: 3},
 }
 
+// printed is Algorithm 1 as printed: no host pin for sparse structures
+// beside a pointer chase (TestSparseBesideChase has that rule).
+func printed() Config {
+	c := DefaultConfig()
+	c.SparseBesideChase = SparseTemporalHBM
+	return c
+}
+
 func TestEachClassGetsItsAction(t *testing.T) {
-	p := mustPlan(t, DefaultConfig(), 100*mb, mixedObjects, mixedHints)
+	p := mustPlan(t, printed(), 100*mb, mixedObjects, mixedHints)
 	for _, tc := range []struct {
 		obj  string
 		want []Kind
@@ -254,7 +262,7 @@ func checkCoverage(t *testing.T, p Plan, objs []Object) {
 func TestUnknownShareIsProportional(t *testing.T) {
 	objs := []Object{{"tree", 25 * mb}, {"keys", 75 * mb}}
 	hs := Hints{{Object: "tree", Class: Unknown}, {Object: "keys", Density: 1}}
-	p := mustPlan(t, DefaultConfig(), 40*mb, objs, hs)
+	p := mustPlan(t, printed(), 40*mb, objs, hs)
 	if a := actionsOf(p, "tree"); len(a) != 1 || a[0].Kind != EnableAC || a[0].Quota != 10*mb {
 		t.Errorf("tree: %v, want access counters into 10MB (25/100 of 40MB)", a)
 	}
@@ -309,4 +317,36 @@ func ExamplePlanLaunch() {
 	// pin-host y 0 262144
 	// pin-hbm x 0 262144
 	// pin-hbm A 0 33292288
+}
+
+// TestSparseBesideChase: beside an Unknown structure, every structure at
+// or below the density threshold is pinned on the host (SUV §VI, the
+// released SUV-Mgmt), a denser one still on HBM; without the Unknown
+// structure they are placed as Algorithm 1 prints.
+func TestSparseBesideChase(t *testing.T) {
+	p := mustPlan(t, DefaultConfig(), 100*mb, mixedObjects, mixedHints)
+	for obj, want := range map[string][]Kind{
+		"dense": {PinHBM}, "tile": {OnDemand}, "chase": {EnableAC},
+		"sparse": {PinHost}, "tileSparse": {PinHost}, "odd": {PinHost},
+	} {
+		if got := kindsOf(p, obj); !slices.Equal(got, want) {
+			t.Errorf("beside the chase, %s: %v, want %v", obj, got, want)
+		}
+	}
+	var objs []Object
+	var hs Hints
+	for i, o := range mixedObjects {
+		if o.Name != "chase" {
+			objs = append(objs, o)
+		}
+		if i < len(mixedHints) && mixedHints[i].Object != "chase" {
+			hs = append(hs, mixedHints[i])
+		}
+	}
+	p = mustPlan(t, DefaultConfig(), 100*mb, objs, hs)
+	for _, obj := range []string{"sparse", "tileSparse", "odd"} {
+		if got := kindsOf(p, obj); !slices.Equal(got, []Kind{PinHBM}) {
+			t.Errorf("without a chase, %s: %v, want pin-hbm", obj, got)
+		}
+	}
 }
