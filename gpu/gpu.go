@@ -168,7 +168,9 @@ func (g *Comp) SetMMU(m MMU) {
 		return
 	}
 	g.big, g.bigShift, g.hugeShift = b, b.BigPageShift(), b.HugePageShift()
-	g.bigGen = make([]uint32, (uint64(len(g.tlbGen))>>g.bigShift)+1)
+	if g.bigShift != 0 {
+		g.bigGen = make([]uint32, (uint64(len(g.tlbGen))>>g.bigShift)+1)
+	}
 	if g.hugeShift != 0 {
 		g.hugeGen = make([]uint32, (uint64(len(g.tlbGen))>>g.hugeShift)+1)
 	}

@@ -104,7 +104,7 @@ func suvSmall(gpus int, mode string) Config {
 		// "dense" (0.25 accesses per byte) would go to the host beside the
 		// chase; pinned on HBM it keeps every treatment in the probe
 		// (TestSUVSparseBesideChase tests the rule).
-		c.UVM.SUV.SparseBesideChase = suv.SparseTemporalHBM
+		c.UVM.SUV.SparseBesideChase = suv.SparseHBM
 	}
 	return c
 }
@@ -184,7 +184,7 @@ func TestSUVSparseBesideChase(t *testing.T) {
 	t.Parallel()
 	hbm := probeRun(t, 1, uvm.AdaptiveSUV).PolicyStats
 	c := suvSmall(1, uvm.AdaptiveSUV)
-	c.UVM.SUV.SparseBesideChase = suv.SparseTemporalHost
+	c.UVM.SUV.SparseBesideChase = suv.SparseHost
 	host := mustRun(t, Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}}).PolicyStats
 	dense := float64(1<<20) / float64(c.PageSize)
 	if host["suv_pinned_hbm_pages"] != hbm["suv_pinned_hbm_pages"]-dense || host["suv_pinned_host_pages"] != hbm["suv_pinned_host_pages"]+dense {

@@ -84,8 +84,8 @@ type Config struct {
 
 // Where sparse structures go (Config.SparseTemporal, SparseBesideChase).
 const (
-	SparseTemporalHBM  = "hbm"
-	SparseTemporalHost = "host"
+	SparseHBM  = "hbm"
+	SparseHost = "host"
 )
 
 // What a fault on an Unknown structure's page does (Config.UnknownFault).
@@ -102,7 +102,7 @@ const (
 
 // DefaultConfig is the paper's setting over 4 KB pages.
 func DefaultConfig() Config {
-	return Config{DensityThreshold: 5, SparseTemporal: SparseTemporalHBM, SparseBesideChase: SparseTemporalHost, TemporalCutoff: 0.5, BatchBytes: 2 * units.MB,
+	return Config{DensityThreshold: 5, SparseTemporal: SparseHBM, SparseBesideChase: SparseHost, TemporalCutoff: 0.5, BatchBytes: 2 * units.MB,
 		ConcurrentFraction: 0.5, ACThreshold: 256, ACGroup: 64 * units.KB, UnknownFault: UnknownMigrate, Hints: HintsDeclared, PageSize: 4 * units.KB}
 }
 
@@ -117,11 +117,11 @@ func (c Config) Validate() error {
 	if !(c.DensityThreshold > 0) || math.IsInf(c.DensityThreshold, 1) {
 		return fmt.Errorf("uvm.suv.density_threshold %v: must be a finite number > 0 (SUV: 5)", c.DensityThreshold)
 	}
-	if c.SparseTemporal != SparseTemporalHBM && c.SparseTemporal != SparseTemporalHost {
-		return fmt.Errorf("uvm.suv.sparse_temporal %q: must be %s or %s", c.SparseTemporal, SparseTemporalHBM, SparseTemporalHost)
+	if c.SparseTemporal != SparseHBM && c.SparseTemporal != SparseHost {
+		return fmt.Errorf("uvm.suv.sparse_temporal %q: must be %s or %s", c.SparseTemporal, SparseHBM, SparseHost)
 	}
-	if c.SparseBesideChase != SparseTemporalHBM && c.SparseBesideChase != SparseTemporalHost {
-		return fmt.Errorf("uvm.suv.sparse_beside_chase %q: must be %s or %s", c.SparseBesideChase, SparseTemporalHBM, SparseTemporalHost)
+	if c.SparseBesideChase != SparseHBM && c.SparseBesideChase != SparseHost {
+		return fmt.Errorf("uvm.suv.sparse_beside_chase %q: must be %s or %s", c.SparseBesideChase, SparseHBM, SparseHost)
 	}
 	if !(c.TemporalCutoff > 0 && c.TemporalCutoff <= 1) {
 		return fmt.Errorf("uvm.suv.temporal_cutoff %v: must be in (0, 1] (SUV: 0.5)", c.TemporalCutoff)

@@ -242,7 +242,7 @@ func PlanLaunch(c Config, availHBM int64, objects []Object, hints Hints) (Plan, 
 		switch {
 		case p.avail == 0:
 			p.hostPin(i, "%s: no HBM left", e.class)
-		case p.chase && c.SparseBesideChase == SparseTemporalHost && e.h.Density <= c.DensityThreshold:
+		case p.chase && c.SparseBesideChase == SparseHost && e.h.Density <= c.DensityThreshold:
 			p.hostPin(i, "%s: density %g <= threshold %g beside a pointer chase", e.class, e.h.Density, c.DensityThreshold)
 		case e.class == Temporal && e.h.Density > c.DensityThreshold:
 			q := min(alignUp(e.h.WSSBytes, p.page), p.avail, e.need)
@@ -250,7 +250,7 @@ func PlanLaunch(c Config, availHBM int64, objects []Object, hints Hints) (Plan, 
 			p.avail -= q
 			p.placed[i].HBMBytes = q
 			p.placed[i].Reason = fmt.Sprintf("temporal: on demand into %d of WSS %d bytes", q, e.h.WSSBytes)
-		case e.class == Temporal && c.SparseTemporal == SparseTemporalHost:
+		case e.class == Temporal && c.SparseTemporal == SparseHost:
 			p.hostPin(i, "temporal: density %g <= threshold %g", e.h.Density, c.DensityThreshold)
 		default:
 			b := min(e.need, p.avail)

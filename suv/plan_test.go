@@ -73,7 +73,7 @@ var mixedHints = Hints{
 // beside a pointer chase (TestSparseBesideChase has that rule).
 func printed() Config {
 	c := DefaultConfig()
-	c.SparseBesideChase = SparseTemporalHBM
+	c.SparseBesideChase = SparseHBM
 	return c
 }
 
@@ -173,14 +173,14 @@ func TestDensityThresholdBoundary(t *testing.T) {
 		sparse             string
 		want               Kind
 	}{
-		{5, 5, SparseTemporalHost, PinHost}, // strict: "> threshold"
-		{5, 5, SparseTemporalHBM, PinHBM},
-		{5.000001, 5, SparseTemporalHost, OnDemand},
-		{5.000001, 5, SparseTemporalHBM, OnDemand},
-		{4.99, 5, SparseTemporalHost, PinHost},
-		{4.99, 5, SparseTemporalHBM, PinHBM},
-		{5, 4.5, SparseTemporalHost, OnDemand},
-		{0.01, 0.001, SparseTemporalHost, OnDemand},
+		{5, 5, SparseHost, PinHost}, // strict: "> threshold"
+		{5, 5, SparseHBM, PinHBM},
+		{5.000001, 5, SparseHost, OnDemand},
+		{5.000001, 5, SparseHBM, OnDemand},
+		{4.99, 5, SparseHost, PinHost},
+		{4.99, 5, SparseHBM, PinHBM},
+		{5, 4.5, SparseHost, OnDemand},
+		{0.01, 0.001, SparseHost, OnDemand},
 	} {
 		c := DefaultConfig()
 		c.DensityThreshold, c.SparseTemporal = tc.threshold, tc.sparse
