@@ -196,3 +196,29 @@ func TestEvictionCensus(t *testing.T) {
 		}
 	}
 }
+
+// TestObservUVMTournamentReports: the report says whether Tournament chose.
+// Below its blame threshold no constituent retires; at threshold 1 some do,
+// but never the last one of a GPU (Algorithm 1's shares are of the whole
+// blame sum, so the last active share cannot exceed 1.2 times itself).
+func TestObservUVMTournamentReports(t *testing.T) {
+	t.Parallel()
+	runAt := func(thr int) map[string]float64 {
+		c := observeConfig(1, 1.5, observuvm.Tournament, observuvm.ShallowTBP)
+		c.UVM.ObservUVM.TournamentThreshold = thr
+		return mustRun(t, Options{Workload: "hotspot", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c}).PolicyStats
+	}
+	never, soon := runAt(1<<30), runAt(1)
+	if r, ok := never["observuvm_tournament_retired"]; !ok || r != 0 || never["observuvm_tournament_blames"] == 0 {
+		t.Errorf("threshold 2^30: blames %v, retired %v; want some blames and none retired",
+			never["observuvm_tournament_blames"], never["observuvm_tournament_retired"])
+	}
+	if r := soon["observuvm_tournament_retired"]; r < 1 || r > 2 {
+		t.Errorf("threshold 1: %v of 3 constituents retired, want 1 or 2", r)
+	}
+	lru := mustRun(t, Options{Workload: "hotspot", Policy: "on-touch", Scale: 0.05, Seed: 1,
+		Config: observeConfig(1, 1.5, observuvm.LRU, observuvm.ShallowTBP)}).PolicyStats
+	if _, ok := lru["observuvm_tournament_blames"]; ok {
+		t.Errorf("LRU alone reports Tournament's blames: %v", lru)
+	}
+}

@@ -436,7 +436,8 @@ func (o *observe) BatchNs() float64 {
 }
 
 // Report adds ObservUVM's counts, summed over GPUs: the engine's, the
-// observer's and the driver's.
+// observer's and the driver's, and under Tournament its blame sum and
+// retired constituents, which say whether it chose a policy at all.
 func (o *observe) Report(r map[string]float64) {
 	m := map[string]uint64{"observuvm_samples_out": o.stats.SamplesOut, "observuvm_samples_in": o.stats.SamplesIn,
 		"observuvm_releases": o.stats.Releases, "observuvm_sample_pages_out": o.stats.SamplePagesOut,
@@ -450,6 +451,15 @@ func (o *observe) Report(r map[string]float64) {
 			"observuvm_observations": os.Observations, "observuvm_hits": os.Hits, "observuvm_unseen": os.Unseen,
 			"observuvm_stray": os.Stray, "observuvm_raises": os.Raises, "observuvm_lowers": os.Lowers} {
 			m[k] += v
+		}
+		if c, ok := o.e.Policy().(core.Contest); ok {
+			for _, st := range c.Standings(g) {
+				m["observuvm_tournament_blames"] += st.Blame
+				if !st.Active {
+					m["observuvm_tournament_retired"]++
+				}
+			}
+			m["observuvm_tournament_retired"] += 0 // reported when none retired too
 		}
 	}
 	uvm.AddCounts(r, m)
