@@ -28,8 +28,10 @@ type Policy interface {
 	// yet listed is inserted; a prefetch is not an access.
 	OnPrefetch(gpu int, region uint64, blocks uint64)
 	// Victim is the region to evict from gpu now (setEvictionRegion),
-	// skipping regions for which skip is true (nil: none). It has no side
-	// effect: the eviction is reported by OnEviction.
+	// skipping regions for which skip is true (nil: none). Each call is one
+	// eviction request: the driver calls it once per region it lists, with
+	// those already listed skipped. Only Tournament keeps state across
+	// calls (whose turn is next); the eviction is reported by OnEviction.
 	Victim(gpu int, skip func(region uint64) bool) (uint64, bool)
 	// Candidates appends up to n regions of gpu to observe, most urgent
 	// first (setObservabilityCandidate), skipping those for which skip is
