@@ -333,16 +333,8 @@ func TestSparseBesideChase(t *testing.T) {
 			t.Errorf("beside the chase, %s: %v, want %v", obj, got, want)
 		}
 	}
-	var objs []Object
-	var hs Hints
-	for i, o := range mixedObjects {
-		if o.Name != "chase" {
-			objs = append(objs, o)
-		}
-		if i < len(mixedHints) && mixedHints[i].Object != "chase" {
-			hs = append(hs, mixedHints[i])
-		}
-	}
+	objs := slices.DeleteFunc(slices.Clone(mixedObjects), func(o Object) bool { return o.Name == "chase" })
+	hs := slices.DeleteFunc(slices.Clone(mixedHints), func(h Hint) bool { return h.Object == "chase" })
 	p = mustPlan(t, DefaultConfig(), 100*mb, objs, hs)
 	for _, obj := range []string{"sparse", "tileSparse", "odd"} {
 		if got := kindsOf(p, obj); !slices.Equal(got, []Kind{PinHBM}) {

@@ -453,13 +453,15 @@ func (o *observe) Report(r map[string]float64) {
 			m[k] += v
 		}
 		if c, ok := o.e.Policy().(core.Contest); ok {
+			var blames, retired uint64
 			for _, st := range c.Standings(g) {
-				m["observuvm_tournament_blames"] += st.Blame
+				blames += st.Blame
 				if !st.Active {
-					m["observuvm_tournament_retired"]++
+					retired++
 				}
 			}
-			m["observuvm_tournament_retired"] += 0 // reported when none retired too
+			m["observuvm_tournament_blames"] += blames
+			m["observuvm_tournament_retired"] += retired
 		}
 	}
 	uvm.AddCounts(r, m)
