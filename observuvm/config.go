@@ -68,6 +68,12 @@ const (
 	DeepRGP  = "rgp" // Region-Grain Prefetching (Sec. VI-D)
 )
 
+// Tournament blame readings (Config.TournamentBlame).
+const (
+	BlameFault    = "fault"    // every fault on an evicted region (Alg. 1 as written)
+	BlameEviction = "eviction" // the first fault after each eviction
+)
+
 // CP victim readings (Config.CPVictim); see the CP type.
 const (
 	CPBoundary = "boundary" // evict the oldest region of the unprotected window
@@ -112,6 +118,13 @@ type Config struct {
 	// (1.2/3) is 2.3 standard deviations away and noise rarely retires one.
 	TournamentThreshold int     `yaml:"tournament_threshold" doc:"blame sum T before retiring (silent; chosen 256)"`
 	TournamentFactor    float64 `yaml:"tournament_factor" doc:"retire when blame share > factor/|A| (Alg. 1: 1.2)"`
+	// TournamentBlame is when a fault blames the policy that evicted its
+	// region. Algorithm 1 never clears CauseMap, so every page fault on
+	// the region blames its cause (lines 10-12) until another eviction
+	// overwrites it: a bad eviction costs as many blames as the faults it
+	// causes, the measure T was set against. "eviction" blames only the
+	// first fault after each eviction (mgpu's reading until 2026-11-28).
+	TournamentBlame string `yaml:"tournament_blame" doc:"fault (every fault on an evicted region blames its cause: Alg. 1 lines 10-12, CauseMap never cleared) | eviction (the first fault after each eviction only)"`
 
 	ObservedRegions int `yaml:"observed_regions" doc:"regions observed for eviction per GPU (Sec. IV-A: up to 100; Fig. 17: 75)"`
 	// FeedbackRegions and TriggerRegions are FDP's and RGP's own
@@ -193,6 +206,7 @@ func (c Config) Constituents() []string {
 func DefaultConfig() Config {
 	return Config{
 		Policy: Tournament, TournamentPolicies: LRU + "," + LFU + "," + CP, TournamentThreshold: 256, TournamentFactor: 1.2,
+		TournamentBlame: BlameFault,
 		ObservedRegions: 100, FeedbackRegions: 16, TriggerRegions: 16,
 		Samples: 1, MaxSamples: 4, AdaptiveSamples: true, MonitorSet: 100, AdaptPeriod: 100, RefaultRaise: 0.5, QuietLower: 0.8,
 		Counters: 256, CounterThreshold: 1, CounterGranularity: 64 * units.KB, CounterScope: ScopeAll,
@@ -293,6 +307,7 @@ func (c Config) Validate() error {
 		oneOf("shallow", c.Shallow, ShallowTBP, ShallowAP, ShallowOff, ShallowFDP),
 		oneOf("deep", c.Deep, DeepNone, DeepRGP),
 		oneOf("cp_victim", c.CPVictim, CPBoundary, CPTail),
+		oneOf("tournament_blame", c.TournamentBlame, BlameFault, BlameEviction),
 		oneOf("counter_scope", c.CounterScope, ScopeAll, ScopeSamples),
 		intIn("tournament_threshold", c.TournamentThreshold, 1, big, "silent; default 256"),
 		intIn("counters", c.Counters, 1, 1<<20, "Fig. 3: 256"),

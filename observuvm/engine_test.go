@@ -248,7 +248,12 @@ func (d *driver) evictFor(t *testing.T, g int) {
 	}
 }
 
+// apply carries out as in order. A region prefetch, which may evict, comes
+// after the rest, as the driver's batch evicts after it has carried out
+// the engine's actions: otherwise a prefetch listed before a SampleOut
+// could evict that sample's region before the sample left.
 func (d *driver) apply(t *testing.T, as []Action) {
+	var later []Action
 	for _, a := range as {
 		d.log = append(d.log, fmt.Sprintf("g%d %v r%d p%d t%d", a.GPU, a.Kind, a.Region, a.First, a.Threshold))
 		g, bit := a.GPU, uint64(1)<<(a.First%32)
@@ -268,11 +273,15 @@ func (d *driver) apply(t *testing.T, as []Action) {
 				d.res[g][a.Region] |= bit
 			}
 		case PrefetchRegion:
-			d.evictFor(t, g)
-			d.res[g][a.Region] = full &^ bit
-			d.onHost[g][a.First] = true
-			d.apply(t, d.e.OnPrefetch(g, a.Region, full&^bit, nil))
+			later = append(later, a)
 		}
+	}
+	for _, a := range later {
+		g, bit := a.GPU, uint64(1)<<(a.First%32)
+		d.evictFor(t, g)
+		d.res[g][a.Region] = full &^ bit
+		d.onHost[g][a.First] = true
+		d.apply(t, d.e.OnPrefetch(g, a.Region, full&^bit, nil))
 	}
 }
 

@@ -22,13 +22,17 @@ package observuvm
 // retires. Blame is never reset, and a policy never returns. A cause is
 // recorded when a proposed region leaves (to its last proposer), not at
 // the proposal, so that a region listed but not evicted is never blamed;
-// a region is blamed once per eviction. Observation candidates interleave
+// with TournamentBlame "fault" (Algorithm 1 as written: CauseMap is
+// never cleared) every later fault on the region blames its cause until
+// another eviction records a new one, so a bad eviction costs as many
+// blames as the faults it causes. Observation candidates interleave
 // the active policies' lists, starting with the policy whose turn is next,
 // without repeats; notifications and feedback reach every policy.
 type tournament struct {
 	pols   []Policy
 	thr    uint64
 	factor float64
+	once   bool // blame only the first fault after an eviction
 	per    []*tourGPU
 }
 
@@ -57,7 +61,8 @@ type Contest interface {
 }
 
 func newTournament(c Config, gpus int) (*tournament, error) {
-	t := &tournament{thr: uint64(c.TournamentThreshold), factor: c.TournamentFactor}
+	t := &tournament{thr: uint64(c.TournamentThreshold), factor: c.TournamentFactor,
+		once: c.TournamentBlame == BlameEviction}
 	for _, name := range c.Constituents() {
 		if name == Tournament {
 			return nil, errNested
@@ -96,7 +101,9 @@ func (*tournament) Name() string { return Tournament }
 func (t *tournament) OnPageFault(g int, r uint64) {
 	s := t.per[g]
 	if pi, ok := s.cause[r]; ok {
-		delete(s.cause, r)
+		if t.once {
+			delete(s.cause, r)
+		}
 		s.blame[pi]++
 		s.sum++
 		if s.sum > t.thr {

@@ -20,35 +20,44 @@ func standings(p Policy, g int) map[string]Standing {
 	return m
 }
 
-// Round robin, causes and blame (Algorithm 1 lines 6-12).
+// Round robin, causes and blame (Algorithm 1 lines 6-12), under both
+// blame readings: every fault on an evicted region (CauseMap never
+// cleared), or the first after each eviction.
 func TestTournamentBlame(t *testing.T) {
-	p := play(t, Tournament, tourConfig(100, LRM, LRU), "F1 F2 F3 A1")
-	// LRM's order is 1 2 3; LRU's, after the hit on 1, is 2 3 1.
-	// One request for two victims, as the driver lists them: LRM's turn,
-	// then LRU's, each skipping what is already listed.
-	listed := map[uint64]bool{}
-	skip := func(r uint64) bool { return listed[r] }
-	v, _ := p.Victim(0, skip)
-	listed[v] = true
-	w, _ := p.Victim(0, skip)
-	if v != 1 || w != 2 {
-		t.Fatalf("victims %d (LRM's turn) then %d (LRU's), want 1 then 2", v, w)
-	}
-	p.OnEviction(0, 1, false)
-	p.OnEviction(0, 2, false) // both proposals are causes, in either order
-	p.OnEviction(0, 3, false) // not proposed: no cause
-	if _, ok := p.Victim(0, nil); ok {
-		t.Fatal("a victim on an empty GPU 0")
-	}
-	for _, op := range []uint64{1, 1, 2, 3} { // refault 1 (LRM's), a resident fault, 2 (LRU's), 3 (no cause)
-		p.OnPageFault(0, op)
-	}
-	s := standings(p, 0)
-	if s[LRM].Blame != 1 || s[LRU].Blame != 1 || !s[LRM].Active || !s[LRU].Active {
-		t.Fatalf("standings %+v", s)
-	}
-	if g1 := standings(p, 1); g1[LRM].Blame != 0 || g1[LRU].Blame != 0 {
-		t.Fatalf("GPU 1 standings %+v", g1)
+	for _, c := range []struct {
+		blame    string
+		lrm, lru uint64
+	}{{BlameFault, 2, 1}, {BlameEviction, 1, 1}} {
+		cfg := tourConfig(100, LRM, LRU)
+		cfg.TournamentBlame = c.blame
+		p := play(t, Tournament, cfg, "F1 F2 F3 A1")
+		// LRM's order is 1 2 3; LRU's, after the hit on 1, is 2 3 1.
+		// One request for two victims, as the driver lists them: LRM's
+		// turn, then LRU's, each skipping what is already listed.
+		listed := map[uint64]bool{}
+		skip := func(r uint64) bool { return listed[r] }
+		v, _ := p.Victim(0, skip)
+		listed[v] = true
+		w, _ := p.Victim(0, skip)
+		if v != 1 || w != 2 {
+			t.Fatalf("victims %d (LRM's turn) then %d (LRU's), want 1 then 2", v, w)
+		}
+		p.OnEviction(0, 1, false)
+		p.OnEviction(0, 2, false) // both proposals are causes, in either order
+		p.OnEviction(0, 3, false) // not proposed: no cause
+		if _, ok := p.Victim(0, nil); ok {
+			t.Fatal("a victim on an empty GPU 0")
+		}
+		for _, op := range []uint64{1, 1, 2, 3} { // refault 1 (LRM's) twice, 2 (LRU's), 3 (no cause)
+			p.OnPageFault(0, op)
+		}
+		s := standings(p, 0)
+		if s[LRM].Blame != c.lrm || s[LRU].Blame != c.lru || !s[LRM].Active || !s[LRU].Active {
+			t.Fatalf("%s: standings %+v, want LRM %d and LRU %d blames", c.blame, s, c.lrm, c.lru)
+		}
+		if g1 := standings(p, 1); g1[LRM].Blame != 0 || g1[LRU].Blame != 0 {
+			t.Fatalf("%s: GPU 1 standings %+v", c.blame, g1)
+		}
 	}
 }
 
