@@ -216,6 +216,19 @@ func TestObservUVMTournamentReports(t *testing.T) {
 	if r := soon["observuvm_tournament_retired"]; r < 1 || r > 2 {
 		t.Errorf("threshold 1: %v of 3 constituents retired, want 1 or 2", r)
 	}
+	// Each constituent's blames add up to the sum, and the active ones
+	// are the constituents not retired (one GPU).
+	for _, st := range []map[string]float64{never, soon} {
+		var blames, active float64
+		for _, p := range []string{observuvm.LRU, observuvm.LFU, observuvm.CP} {
+			blames += st["observuvm_tournament_blames_"+p]
+			active += st["observuvm_tournament_active_"+p]
+		}
+		if blames != st["observuvm_tournament_blames"] || active+st["observuvm_tournament_retired"] != 3 {
+			t.Errorf("per-constituent blames %v (sum %v), active %v with %v retired, want 3 in all",
+				blames, st["observuvm_tournament_blames"], active, st["observuvm_tournament_retired"])
+		}
+	}
 	lru := mustRun(t, Options{Workload: "hotspot", Policy: "on-touch", Scale: 0.05, Seed: 1,
 		Config: observeConfig(1, 1.5, observuvm.LRU, observuvm.ShallowTBP)}).PolicyStats
 	if _, ok := lru["observuvm_tournament_blames"]; ok {

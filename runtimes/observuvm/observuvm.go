@@ -437,7 +437,9 @@ func (o *observe) BatchNs() float64 {
 
 // Report adds ObservUVM's counts, summed over GPUs: the engine's, the
 // observer's and the driver's, and under Tournament its blame sum and
-// retired constituents, which say whether it chose a policy at all.
+// retired constituents, which say whether it chose a policy at all, and
+// each constituent's blames and the GPUs it is still active on, which say
+// which.
 func (o *observe) Report(r map[string]float64) {
 	m := map[string]uint64{"observuvm_samples_out": o.stats.SamplesOut, "observuvm_samples_in": o.stats.SamplesIn,
 		"observuvm_releases": o.stats.Releases, "observuvm_sample_pages_out": o.stats.SamplePagesOut,
@@ -456,7 +458,10 @@ func (o *observe) Report(r map[string]float64) {
 			var blames, retired uint64
 			for _, st := range c.Standings(g) {
 				blames += st.Blame
-				if !st.Active {
+				m["observuvm_tournament_blames_"+st.Name] += st.Blame
+				if st.Active {
+					m["observuvm_tournament_active_"+st.Name]++
+				} else {
 					retired++
 				}
 			}
