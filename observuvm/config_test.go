@@ -84,7 +84,7 @@ func TestValidate(t *testing.T) {
 		{"cp protected 1", "observuvm.cp_protected 1", with(func(c *Config) { c.CPProtected = 1 })},
 		{"cp step 0", "observuvm.cp_step 0", with(func(c *Config) { c.CPStep = 0 })},
 		{"cp victim", `observuvm.cp_victim "head": valid values are boundary, tail`, with(func(c *Config) { c.CPVictim = "head" })},
-		{"tournament blame", `observuvm.tournament_blame "once": valid values are fault, eviction`, with(func(c *Config) { c.TournamentBlame = "once" })},
+		{"tournament blame", `observuvm.tournament_blame "once": valid values are eviction, fault`, with(func(c *Config) { c.TournamentBlame = "once" })},
 		{"lfu bins 0", "observuvm.lfu_bins 0", with(func(c *Config) { c.LFUBins = 0 })},
 		{"shallow", `observuvm.shallow "ea": valid values are tbp, ap, off, fdp`, with(func(c *Config) { c.Shallow = "ea" })},
 		{"deep", `observuvm.deep "next-line": valid values are none, rgp`, with(func(c *Config) { c.Deep = "next-line" })},

@@ -22,12 +22,11 @@ package observuvm
 // retires. Blame is never reset, and a policy never returns. A cause is
 // recorded when a proposed region leaves (to its last proposer), not at
 // the proposal, so that a region listed but not evicted is never blamed;
-// with TournamentBlame "fault" (Algorithm 1 as written: CauseMap is
-// never cleared) every later fault on the region blames its cause until
-// another eviction records a new one, so a bad eviction costs as many
-// blames as the faults it causes. Observation candidates interleave
-// the active policies' lists, starting with the policy whose turn is next,
-// without repeats; notifications and feedback reach every policy.
+// by default a region is blamed once per eviction, on its first fault
+// (TournamentBlame; "fault" blames every fault, as Algorithm 1 prints it).
+// Observation candidates interleave the active policies' lists, starting
+// with the policy whose turn is next, without repeats; notifications and
+// feedback reach every policy.
 type tournament struct {
 	pols   []Policy
 	thr    uint64
