@@ -124,6 +124,32 @@ func TestLogLevels(t *testing.T) {
 	}
 }
 
+// SUV logs where each launch's plan put each structure, and why, at
+// debug; at info the run logs nothing.
+func TestSUVLogsPlacements(t *testing.T) {
+	defer zerolog.SetGlobalLevel(zerolog.GlobalLevel())
+	zerolog.SetGlobalLevel(zerolog.TraceLevel)
+	logAt := func(lvl zerolog.Level) string {
+		var b bytes.Buffer
+		l := zerolog.New(&b).Level(lvl)
+		c := configWith(t, "uvm.adaptive=suv", "uvm.prefetch.policy=tbn", "oversubscribe=1.5")
+		c.GPUs = 1
+		if _, err := Run(Options{Workload: "gmm", Policy: "on-touch", Seed: 1, Scale: 0.05, Config: c, Log: &l}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	debug := logAt(zerolog.DebugLevel)
+	for _, want := range []string{`"message":"suv placement"`, `"object":`, `"class":`, `"hbm_left":`, `"reason":`} {
+		if !strings.Contains(debug, want) {
+			t.Errorf("debug log lacks %s:\n%.2000s", want, debug)
+		}
+	}
+	if info := logAt(zerolog.InfoLevel); strings.Contains(info, "suv placement") {
+		t.Errorf("info log has SUV's placements:\n%.1000s", info)
+	}
+}
+
 // TestWarnsWhenEarlyAdaptorIdles: a small run at EA's own 1 s window ends
 // before the first benefit analysis, which the log says at warn level with
 // the fix; with windows scaled to the run there is no warning.

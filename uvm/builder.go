@@ -185,7 +185,7 @@ func (b Builder) BuildService() (*Service, error) {
 	}
 	env := RuntimeEnv{Config: b.cfg, Policy: b.policy, Hardware: b.cfg.FaultHandling == HandlingHardware, GPUs: gpus,
 		Pages: b.pages, PageSize: b.pageSize, Capacity: max(0, b.capacity), Prefetch: pf, Trees: s.trees,
-		ObjectOf: b.objectOf, Objects: b.objects, AddressBase: b.base, Seed: b.seed, Ops: ops{s}}
+		ObjectOf: b.objectOf, Objects: b.objects, AddressBase: b.base, Seed: b.seed, Ops: ops{s}, Log: b.log}
 	if err := s.buildRuntime(b, KeyPrefetchControl, b.cfg.PrefetchControl, env); err != nil {
 		return nil, err
 	}

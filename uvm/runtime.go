@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/rs/zerolog"
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/eviction"
@@ -110,6 +111,9 @@ type RuntimeEnv struct {
 	Seed uint64
 	// Ops acts on the driver within the batch in service.
 	Ops Ops
+	// Log is the driver's logger (zerolog.Nop unless WithLogger): a runtime
+	// logs its decisions at debug, as the driver logs the policy's.
+	Log zerolog.Logger
 }
 
 // The config keys that name a runtime: uvm.adaptive (oversubscription

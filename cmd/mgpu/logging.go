@@ -16,7 +16,7 @@ import (
 // logLevels are the --log-level values, most verbose first.
 var logLevels = []zerolog.Level{zerolog.TraceLevel, zerolog.DebugLevel, zerolog.InfoLevel, zerolog.WarnLevel, zerolog.ErrorLevel}
 
-const logLevelUsage = "log level: trace (adds fault batches), debug (adds kernel launches, policy and phase changes), info, warn, error"
+const logLevelUsage = "log level: trace (adds fault batches), debug (adds kernel launches, policy and phase changes, SUV's placements), info, warn, error"
 
 // addLogLevelFlag defines --log-level, warn by default.
 func addLogLevelFlag(fs *flag.FlagSet, level *string) {

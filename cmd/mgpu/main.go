@@ -38,8 +38,9 @@ Usage:
   mgpu version   (or mgpu --version)
 
 run, sweep, figure and characterize take --log-level trace|debug|info|warn|error (default warn;
-debug logs kernel launches and policy and phase changes, trace also fault batches). A run
-longer than 2 s shows its progress on stderr when that is a terminal (--progress auto|on|off).
+debug logs kernel launches, policy and phase changes and SUV's placements, trace also fault
+batches). A run longer than 2 s shows its progress on stderr when that is a terminal
+(--progress auto|on|off).
 
 Run 'mgpu <command> --help' for a command's flags and an example.
 `

@@ -11,6 +11,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	core "github.com/mgpu-sim/mgpu/suv"
@@ -224,6 +226,7 @@ func (m *suvMode) launch(l *Launch, invals [][]uvmproto.Inval) error {
 	if err := m.apply(plan, l, at, invals); err != nil {
 		return err
 	}
+	m.logPlan(avail, plan)
 	for _, pl := range plan.Placements {
 		id := l.IDs[at[pl.Object]]
 		m.holds[id] = pl.HBMBytes
@@ -239,6 +242,20 @@ func (m *suvMode) launch(l *Launch, invals [][]uvmproto.Inval) error {
 		}
 	}
 	return nil
+}
+
+// logPlan logs, at debug, where a launch's plan put each newly hinted
+// structure and why: what a researcher needs to see why SUV pinned a
+// structure on the host.
+func (m *suvMode) logPlan(avail int64, plan core.Plan) {
+	if m.env.Log.GetLevel() > zerolog.DebugLevel || zerolog.GlobalLevel() > zerolog.DebugLevel {
+		return
+	}
+	for _, pl := range plan.Placements {
+		m.env.Log.Debug().Int("launch", int(m.stats.Launches)).Int64("hbm_left", avail).Str("object", pl.Object).
+			Str("class", pl.Class.String()).Float64("density", pl.Density).Int64("hbm_bytes", pl.HBMBytes).
+			Str("reason", pl.Reason).Msg("suv placement")
+	}
 }
 
 // apply checks plan and carries it out on every GPU: they have the same
