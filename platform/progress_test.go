@@ -94,16 +94,7 @@ func stripVersion(b []byte) []byte {
 func TestLogLevels(t *testing.T) {
 	defer zerolog.SetGlobalLevel(zerolog.GlobalLevel())
 	zerolog.SetGlobalLevel(zerolog.TraceLevel)
-	logAt := func(lvl zerolog.Level) string {
-		var b bytes.Buffer
-		l := zerolog.New(&b).Level(lvl)
-		o := smallOASIS()
-		o.Log = &l
-		if _, err := Run(o); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
-	}
+	logAt := func(lvl zerolog.Level) string { return runLogged(t, smallOASIS(), lvl) }
 	debug := logAt(zerolog.DebugLevel)
 	for _, want := range []string{`"message":"kernel launch"`, `"message":"policy change"`, `"run":"st/oasis/2gpu"`, `"t_ns":`, `"name":`} {
 		if !strings.Contains(debug, want) {
@@ -124,20 +115,27 @@ func TestLogLevels(t *testing.T) {
 	}
 }
 
+// runLogged runs o and returns what it logged at lvl, as JSON lines.
+func runLogged(t *testing.T, o Options, lvl zerolog.Level) string {
+	t.Helper()
+	var b bytes.Buffer
+	l := zerolog.New(&b).Level(lvl)
+	o.Log = &l
+	if _, err := Run(o); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
 // SUV logs where each launch's plan put each structure, and why, at
 // debug; at info the run logs nothing.
 func TestSUVLogsPlacements(t *testing.T) {
 	defer zerolog.SetGlobalLevel(zerolog.GlobalLevel())
 	zerolog.SetGlobalLevel(zerolog.TraceLevel)
+	c := configWith(t, "uvm.adaptive=suv", "uvm.prefetch.policy=tbn", "oversubscribe=1.5")
+	c.GPUs = 1
 	logAt := func(lvl zerolog.Level) string {
-		var b bytes.Buffer
-		l := zerolog.New(&b).Level(lvl)
-		c := configWith(t, "uvm.adaptive=suv", "uvm.prefetch.policy=tbn", "oversubscribe=1.5")
-		c.GPUs = 1
-		if _, err := Run(Options{Workload: "gmm", Policy: "on-touch", Seed: 1, Scale: 0.05, Config: c, Log: &l}); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
+		return runLogged(t, Options{Workload: "gmm", Policy: "on-touch", Seed: 1, Scale: 0.05, Config: c}, lvl)
 	}
 	debug := logAt(zerolog.DebugLevel)
 	for _, want := range []string{`"message":"suv placement"`, `"object":`, `"class":`, `"hbm_left":`, `"reason":`} {
