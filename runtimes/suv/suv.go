@@ -11,8 +11,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/rs/zerolog"
-
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	core "github.com/mgpu-sim/mgpu/suv"
@@ -246,11 +244,9 @@ func (m *suvMode) launch(l *Launch, invals [][]uvmproto.Inval) error {
 
 // logPlan logs, at debug, where a launch's plan put each newly hinted
 // structure and why: what a researcher needs to see why SUV pinned a
-// structure on the host.
+// structure on the host. Below debug, Debug() is nil and the calls on it
+// do nothing; a launch is rare enough not to need a guard.
 func (m *suvMode) logPlan(avail int64, plan core.Plan) {
-	if m.env.Log.GetLevel() > zerolog.DebugLevel || zerolog.GlobalLevel() > zerolog.DebugLevel {
-		return
-	}
 	for _, pl := range plan.Placements {
 		m.env.Log.Debug().Int("launch", int(m.stats.Launches)).Int64("hbm_left", avail).Str("object", pl.Object).
 			Str("class", pl.Class.String()).Float64("density", pl.Density).Int64("hbm_bytes", pl.HBMBytes).
