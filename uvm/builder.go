@@ -158,7 +158,7 @@ func (b Builder) BuildService() (*Service, error) {
 		}
 	}
 	s := &Service{
-		cfg: b.cfg, gpus: gpus, table: NewPageTable(b.pages), tracer: untraced{},
+		cfg: b.cfg, gpus: gpus, table: NewPageTable(b.pages), mapped: make([]uint64, b.pages), tracer: untraced{},
 		objectOf: b.objectOf, objects: b.objects, counters: counters, pageSize: b.pageSize, base: b.base,
 		build: uvmproto.MakeBuilder().WithPageSize(b.pageSize), moves: b.moves,
 	}

@@ -3,6 +3,8 @@ package uvm
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/mgpu-sim/mgpu/pagepolicy"
 )
 
 // LocalView exposes the GPUs' local page tables to the checker, so it can
@@ -128,6 +130,39 @@ func (c *Checker) Final() error {
 		}
 		if pg.Copies != 0 && pg.Copies&(pg.Copies-1) != 0 && c.table.Writable(p) {
 			return &CoherenceError{Policy: c.policy, Page: p, GPU: pg.Owner, Msg: "replicated page is writable"}
+		}
+		if err := c.agrees(p, pg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// agrees checks that every GPU's own page table maps p as the driver's
+// table does (local copy, remote mapping or none) once no batch is in
+// flight: a mapping the driver has dropped but a GPU still holds is
+// served from memory the driver no longer tracks for it.
+func (c *Checker) agrees(p uint64, pg pagepolicy.Page) error {
+	for g := 0; g < c.gpus; g++ {
+		bit := uint64(1) << uint(g)
+		want := "none"
+		switch {
+		case pg.Copies&bit != 0:
+			want = "local"
+		case pg.Remote&bit != 0:
+			want = "remote"
+		}
+		k, _ := c.local.Mapping(g, p)
+		got := "none"
+		switch {
+		case k == LocalRO || k == LocalRW:
+			got = "local"
+		case k.Remote():
+			got = "remote"
+		}
+		if got != want {
+			return &CoherenceError{Policy: c.policy, Page: p, GPU: g,
+				Msg: fmt.Sprintf("the GPU's page table maps it %s, the driver's %s", got, want)}
 		}
 	}
 	return nil

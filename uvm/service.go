@@ -60,6 +60,8 @@ type Service struct {
 	evictor  eviction.Policy
 	pinned   []uint64
 	victims  []uint64
+	// mapped[p] is the batch that last planned a mapping of p.
+	mapped []uint64
 
 	// trees is each GPU's prefetcher (nil: prefetching off); arrived and
 	// extra are its scratch.
@@ -672,6 +674,9 @@ func (s *Service) collect(g int, plan *Plan, cause uvmproto.Cause, invals [][]uv
 	for _, iv := range plan.Inval {
 		invals[iv.GPU] = append(invals[iv.GPU], iv)
 		s.counters[iv.GPU].Invalidations++
+		if s.mapped[iv.Page] == s.cur.id {
+			s.restate(iv.GPU, iv.Page)
+		}
 	}
 	s.cur.copies = append(s.cur.copies, plan.Copy...)
 	for _, m := range plan.Map {
@@ -719,8 +724,24 @@ func (s *Service) count(g int, plan *Plan, wasHost bool) uvmproto.Cause {
 
 func (s *Service) addMap(m uvmproto.Mapping, cause uvmproto.Cause) {
 	b := s.cur
+	s.mapped[m.Page] = b.id
 	b.maps[m.GPU] = append(b.maps[m.GPU], m)
 	b.resolved[m.GPU] = append(b.resolved[m.GPU], uvmproto.Resolution{ServicedAt: b.servicedAt, Cause: cause})
+}
+
+// restate rewrites the batch's earlier mappings of p on g to what the
+// table says now. A batch installs its mappings after its shootdowns, so
+// a mapping planned before a later step of the same batch shot p down on
+// g (a runtime unmapping an observation sample, say) would otherwise be
+// installed after that shootdown and outlive it on the GPU. The fault
+// waiting on it still wakes, and faults again if p is now unmapped.
+func (s *Service) restate(g int, p uint64) {
+	m, _ := s.table.Adequate(g, p, false)
+	for i := range s.cur.maps[g] {
+		if s.cur.maps[g][i].Page == p {
+			s.cur.maps[g][i] = m
+		}
+	}
 }
 
 // startTransfers sends the batch's page copies: host pages go straight over
