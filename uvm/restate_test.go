@@ -6,6 +6,7 @@ import (
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/uvm"
 	"github.com/mgpu-sim/mgpu/uvmproto"
+	"github.com/mgpu-sim/mgpu/uvmtest"
 )
 
 // unmapper maps page 7 of GPU 0 remotely in its first batch and unmaps it
@@ -58,11 +59,11 @@ func TestBatchMappingFollowsLaterShootdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := mappingsOf(t, s, 0, 0)[7]; !got.Remote() {
+	if got := lastMapping(uvmtest.Mappings(t, s, 0, 0))[7]; !got.Remote() {
 		t.Fatalf("first batch maps page 7 %v, want remote", got)
 	}
 	// A fault on page 7 raised before the remote mapping arrived.
-	got, ok := mappingsOf(t, s, 0, 7)[7]
+	got, ok := lastMapping(uvmtest.Mappings(t, s, 0, 7))[7]
 	if !ok {
 		t.Fatal("second batch sends no mapping for page 7: its fault would never wake")
 	}
@@ -71,58 +72,12 @@ func TestBatchMappingFollowsLaterShootdown(t *testing.T) {
 	}
 }
 
-// mappingsOf runs GPU g's batch of faults on pages, answering every
-// request at once, and returns the last mapping it sends for each page.
-func mappingsOf(t *testing.T, s *uvm.Service, g int, pages ...uint64) map[uint64]uvmproto.MapKind {
-	t.Helper()
-	b := uvmproto.MakeBuilder()
-	f := make([]uvmproto.FaultEntry, 0, len(pages))
-	for _, p := range pages {
-		f = append(f, uvmproto.FaultEntry{Page: p})
-	}
-	if err := s.Receive(0, b.FaultBatch(g, f)); err != nil {
-		t.Fatal(err)
-	}
+// lastMapping is the last kind each page was mapped as: the one that
+// stays installed.
+func lastMapping(maps []uvmproto.Mapping) map[uint64]uvmproto.MapKind {
 	out := map[uint64]uvmproto.MapKind{}
-	wake := s.Ready().WakeAt
-	s.Advance()
-	if err := s.Tick(wake); err != nil {
-		t.Fatal(err)
-	}
-	for now := wake; s.Busy() || len(s.Ready().Send) > 0; now += 1e-6 {
-		rd := s.Ready()
-		send := append([]uvm.Outgoing(nil), rd.Send...)
-		wakeAt, wakes := rd.WakeAt, rd.Wake
-		s.Advance()
-		if len(send) == 0 && wakes {
-			if err := s.Tick(wakeAt); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if len(send) == 0 {
-			t.Fatal("the batch stalled")
-		}
-		for _, o := range send {
-			var m *uvmproto.MapMsg
-			switch x := o.Msg.(type) {
-			case *uvmproto.MapMsg:
-				m = x
-			case *uvmproto.InvalidateMsg:
-				if err := s.Receive(now, b.InvalidateAck(x, o.To)); err != nil {
-					t.Fatal(err)
-				}
-			case *uvmproto.PageDataMsg:
-				if err := s.Receive(now, b.TransferDone(o.To, x.Batch)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if m != nil {
-				for _, e := range m.Entries {
-					out[e.Page] = e.Kind
-				}
-			}
-		}
+	for _, m := range maps {
+		out[m.Page] = m.Kind
 	}
 	return out
 }

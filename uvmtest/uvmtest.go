@@ -26,21 +26,34 @@ func Faults(g int, pages ...uint64) *uvmproto.FaultBatchMsg {
 // until the batch is done. It fails t if the Service errs or stalls.
 func RunBatch(t testing.TB, s *uvm.Service, g int, pages ...uint64) {
 	t.Helper()
+	Mappings(t, s, g, pages...)
+}
+
+// Mappings runs the batch as RunBatch does and returns the mappings the
+// Service sent the GPUs, the batch's last message included, in the order
+// they would be installed.
+func Mappings(t testing.TB, s *uvm.Service, g int, pages ...uint64) []uvmproto.Mapping {
+	t.Helper()
 	b := uvmproto.MakeBuilder()
 	must(t, s.Receive(0, Faults(g, pages...)))
 	rd := take(s)
 	must(t, s.Tick(rd.WakeAt))
-	for now := rd.WakeAt; s.Busy(); now += 1e-6 {
+	var maps []uvmproto.Mapping
+	for now := rd.WakeAt; s.Busy() || len(s.Ready().Send) > 0; now += 1e-6 {
 		rd = take(s)
 		if len(rd.Send) == 0 {
 			t.Fatal("uvmtest: the batch stalled")
 		}
 		for _, o := range rd.Send {
+			if m, ok := o.Msg.(*uvmproto.MapMsg); ok {
+				maps = append(maps, m.Entries...)
+			}
 			if m := answer(b, o); m != nil {
 				must(t, s.Receive(now, m))
 			}
 		}
 	}
+	return maps
 }
 
 // answer is the message that completes o, or nil for one that needs none.
