@@ -150,14 +150,18 @@ func (c *Controller) evaluate(now float64) error {
 	si, li := c.short.index(now), c.long.index(now)
 	k := c.take(si, li)
 	risk := c.thrashing(k)
+	if risk {
+		c.riskUntil = now + c.cfg.RiskHoldWindows*c.cfg.LongWindowNs
+		c.st.RiskSignals++
+	} else if now < c.riskUntil {
+		risk = true // Config.RiskHoldWindows: an earlier signal still holds
+		c.st.RiskHeld++
+	}
 	c.st.Evaluations++
 	c.st.RiskyVABlocks = k.risky
 	c.st.RiskyPeak = max(c.st.RiskyPeak, k.risky)
 	c.st.ShortBlocks += k.activeShort
 	c.st.LongBlocks += k.activeLong
-	if risk {
-		c.st.RiskSignals++
-	}
 	r := c.references(k, now)
 	for b := 0; b < c.blocks; b++ {
 		lsum := c.long.sum[b]

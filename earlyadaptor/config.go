@@ -172,6 +172,14 @@ type Config struct {
 	// after which a block faults again only when evicted, so the warm-up
 	// is the one chance the risk test has to see the 100% pattern.
 	Warmup string `yaml:"warmup" doc:"100% spell after detection before the first analysis: consistent (consistent_slices long slices) | window (one long window) (silent; chosen consistent)"`
+	// RiskHoldWindows is how long a thrashing-risk signal lasts after the
+	// analysis that found it, in long windows: later analyses within it
+	// read "risk" even when the risky count has fallen back under capacity.
+	// The poster says only that the thrashing analysis "sends a throttling
+	// signal" (Fig. 10), not how long the throttle holds. Silent; chosen:
+	// 0, the signal lasts its own analysis. 1 holds it for the span the
+	// risky set is counted over. In windows, so ScaledWindows scales it.
+	RiskHoldWindows float64 `yaml:"risk_hold_windows" doc:"how long a thrashing-risk signal holds after the analysis that found it, in long windows (silent; chosen 0 = that analysis only)"`
 }
 
 // DefaultConfig returns the paper's constants and the choices documented on
@@ -200,7 +208,7 @@ func DefaultConfig() Config {
 		ResetOnDetect: true, ShortWindowNs: 20e6, LongWindowNs: 1e9, Slices: 50, EvalPeriodNs: 20e6,
 		ShortFactor: 10, LongFactor: 2, Step: 25, StepMode: StepPoints, Aggressive: MinThreshold,
 		Disabled: MaxThreshold, ConsistentSlices: 3, Average: AverageFaulting, ShortReference: RefShort,
-		Warmup: WarmupConsistent}
+		Warmup: WarmupConsistent, RiskHoldWindows: 0}
 }
 
 // oneOf reports whether v is one of valid, naming the key otherwise.
@@ -249,6 +257,9 @@ func (c Config) Validate() error {
 		if e != nil {
 			return e
 		}
+	}
+	if !(c.RiskHoldWindows >= 0) || c.RiskHoldWindows > MaxSlices {
+		return fmt.Errorf("earlyadaptor risk_hold_windows %v: must be in 0..%d long windows (silent; default 0)", c.RiskHoldWindows, MaxSlices)
 	}
 	if c.Slices < 1 || c.Slices > MaxSlices {
 		return fmt.Errorf("earlyadaptor slices %d: must be in 1..%d (EA: 50)", c.Slices, MaxSlices)

@@ -43,6 +43,7 @@ type Stats struct {
 	EvictedPages   uint64  // pages OnEvict reported
 	Evaluations    uint64  // benefit analyses run
 	RiskSignals    uint64  // analyses that found a thrashing risk
+	RiskHeld       uint64  // analyses that found none but read risk from an earlier signal (Config.RiskHoldWindows)
 	RiskyVABlocks  uint64  // consistently faulting VA blocks at the last analysis
 	RiskyPeak      uint64  // the most consistently faulting VA blocks at any analysis: the risk test fires above CapacityBlocks
 	CapacityBlocks uint64  // GPU capacity in whole VA blocks
@@ -90,6 +91,7 @@ type Controller struct {
 	since       float64 // start of the history: 0, or the detection time after a reset
 	oversub     bool
 	nextEval    float64
+	riskUntil   float64 // an earlier thrashing-risk signal holds before this (Config.RiskHoldWindows)
 	st          Stats
 }
 

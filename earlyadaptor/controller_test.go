@@ -219,6 +219,47 @@ func TestWarmupDecidesRisk(t *testing.T) {
 	}
 }
 
+// Blocks 0-2 fault in three slices after detection at 10 ms, so the first
+// analysis (75 ms) finds three risky blocks where the GPU holds two: risk,
+// and every block stays at 100%. At 1.1 s those slices have left the long
+// window and block 0 faults alone: no risk now. With no hold (the
+// default) risk-first sends block 0 to 1%; a hold that still covers 1.1 s
+// reads risk and leaves it at 100%; one that has lapsed does not.
+func TestRiskHold(t *testing.T) {
+	for _, c := range []struct {
+		hold float64
+		held uint64
+		want int
+	}{
+		{0, 0, MinThreshold},
+		{0.5, 0, MinThreshold},
+		{2, 1, MaxThreshold},
+	} {
+		t.Run(fmt.Sprint(c.hold), func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.RiskHoldWindows = c.hold
+			ctl, _ := newCtl(t, cfg, 4, 2)
+			must(t, ctl.OnEvict(10e6, 1))
+			for _, ns := range []float64{15e6, 35e6, 55e6} {
+				for vb := uint64(0); vb < 3; vb++ {
+					fault(t, ctl, ns, vb, 4)
+				}
+			}
+			fault(t, ctl, 75e6, 3, 4)
+			if st := ctl.Stats(); st.Evaluations != 1 || st.RiskSignals != 1 || ctl.Threshold(0) != MaxThreshold {
+				t.Fatalf("first analysis: %d analyses, %d risk signals, block 0 at %d; want 1, 1, 100",
+					st.Evaluations, st.RiskSignals, ctl.Threshold(0))
+			}
+			fault(t, ctl, 1100e6, 0, 4)
+			st := ctl.Stats()
+			if st.Evaluations != 2 || st.RiskSignals != 1 || st.RiskHeld != c.held || ctl.Threshold(0) != c.want {
+				t.Errorf("second analysis: %d analyses, %d signals, %d held, block 0 at %d; want 2, 1, %d, %d",
+					st.Evaluations, st.RiskSignals, st.RiskHeld, ctl.Threshold(0), c.held, c.want)
+			}
+		})
+	}
+}
+
 func TestResetOnDetectClearsHistory(t *testing.T) {
 	for _, reset := range []bool{true, false} {
 		cfg := DefaultConfig()

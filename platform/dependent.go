@@ -85,7 +85,8 @@ var dependencies = []dependency{
 	// still shape the reported detection and disabled-block counts.
 	{keys: []string{"uvm.ea.reading", "uvm.ea.reset_on_detect", "uvm.ea.short_window_ns", "uvm.ea.long_window_ns",
 		"uvm.ea.slices", "uvm.ea.eval_period_ns", "uvm.ea.short_factor", "uvm.ea.long_factor", "uvm.ea.step",
-		"uvm.ea.step_mode", "uvm.ea.aggressive", "uvm.ea.consistent_slices", "uvm.ea.average", "uvm.ea.short_reference"},
+		"uvm.ea.step_mode", "uvm.ea.aggressive", "uvm.ea.consistent_slices", "uvm.ea.average", "uvm.ea.short_reference",
+		"uvm.ea.warmup", "uvm.ea.risk_hold_windows"},
 		on:    func(c *Config) bool { return c.UVM.EA.Mode == earlyadaptor.Adaptive },
 		while: "uvm.ea.mode", use: "uvm.ea.mode=adaptive", note: "static mode holds every block at uvm.ea.static_threshold"},
 

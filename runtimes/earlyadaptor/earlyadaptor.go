@@ -68,7 +68,7 @@ func (r *Runtime) Report(m map[string]float64) {
 	for _, c := range r.ctl {
 		st := c.Stats()
 		uvm.AddCounts(m, map[string]uint64{"ea_detections": st.Detections, "ea_evaluations": st.Evaluations,
-			"ea_risk_signals": st.RiskSignals, "ea_threshold_changes": st.Changes, "ea_decreases": st.Decreases,
+			"ea_risk_signals": st.RiskSignals, "ea_risk_held": st.RiskHeld, "ea_threshold_changes": st.Changes, "ea_decreases": st.Decreases,
 			"ea_disables": st.Disables, "ea_enables": st.Enables, "ea_blocks_disabled": st.BlocksDisabled,
 			"ea_short_blocks": st.ShortBlocks, "ea_long_blocks": st.LongBlocks,
 			"ea_risky_peak": st.RiskyPeak, "ea_capacity_blocks": st.CapacityBlocks})
