@@ -287,6 +287,11 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 		return badInput("--seeds %d: must be between 1 and %d", *seeds, maxFigureSeeds)
 	}
 	fig = fig.WithSeeds(*seeds)
+	if *size != figures.SizeDefault {
+		// Sizing the runs builds each workload at that size, minutes of
+		// silence at --size paper before the estimate: say what it is.
+		fmt.Fprintf(stderr, "%s at --size %s: building each workload to size its runs...\n", fig.Name, *size)
+	}
 	runs, err := fig.RunsAt(figures.Available(), *size, scale)
 	if err != nil {
 		return inputError{err}

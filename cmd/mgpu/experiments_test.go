@@ -85,3 +85,25 @@ func TestFigureSizeAndScale(t *testing.T) {
 		}
 	}
 }
+
+// A figure at a paper or similar size builds every workload at that size
+// before its estimate, minutes at --size paper: its first words on stderr
+// say so, and come before any run.
+func TestFigureSizingIsAnnounced(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"figure", "uvmmu-fig1", "--size", "paper", "--results", t.TempDir(), "--emit", "list"}
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if want := "uvmmu-fig1 at --size paper: building each workload to size its runs"; !strings.HasPrefix(errb.String(), want) {
+		t.Errorf("stderr starts %q, want %q", firstLine(errb.String()), want)
+	}
+	if !strings.Contains(out.String(), "mgpu run ") {
+		t.Errorf("no runs listed: %q", firstLine(out.String()))
+	}
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
