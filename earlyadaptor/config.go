@@ -89,6 +89,11 @@ const (
 // MaxSlices bounds Config.Slices (each slice costs 8 bytes per VA block).
 const MaxSlices = 1000
 
+// MaxRiskHoldWindows bounds Config.RiskHoldWindows: 1000 long windows,
+// 1000 s at the paper's 1 s window, outlast any run, so a larger hold is a
+// typo rather than a setting.
+const MaxRiskHoldWindows = 1000
+
 // Config is one Controller's configuration. Times are simulated ns.
 type Config struct {
 	// Mode: Adaptive (EA) or Static (a fixed threshold; OPT is the best
@@ -258,8 +263,8 @@ func (c Config) Validate() error {
 			return e
 		}
 	}
-	if !(c.RiskHoldWindows >= 0) || c.RiskHoldWindows > MaxSlices {
-		return fmt.Errorf("earlyadaptor risk_hold_windows %v: must be in 0..%d long windows (silent; default 0)", c.RiskHoldWindows, MaxSlices)
+	if !(c.RiskHoldWindows >= 0) || c.RiskHoldWindows > MaxRiskHoldWindows {
+		return fmt.Errorf("earlyadaptor risk_hold_windows %v: must be in 0..%d long windows (silent; default 0)", c.RiskHoldWindows, MaxRiskHoldWindows)
 	}
 	if c.Slices < 1 || c.Slices > MaxSlices {
 		return fmt.Errorf("earlyadaptor slices %d: must be in 1..%d (EA: 50)", c.Slices, MaxSlices)

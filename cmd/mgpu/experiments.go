@@ -288,9 +288,10 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	}
 	fig = fig.WithSeeds(*seeds)
 	if *size != figures.SizeDefault {
-		// Sizing the runs builds each workload at that size, minutes of
-		// silence at --size paper before the estimate: say what it is.
-		fmt.Fprintf(stderr, "%s at --size %s: building each workload to size its runs...\n", fig.Name, *size)
+		// Sizing the runs may build workloads at that size (a footprint
+		// for Early-Adaptor's windows), minutes of silence at --size paper
+		// before the estimate: say what it is.
+		fmt.Fprintf(stderr, "%s at --size %s: sizing its runs (a workload built at this size can take minutes)...\n", fig.Name, *size)
 	}
 	runs, err := fig.RunsAt(figures.Available(), *size, scale)
 	if err != nil {

@@ -86,7 +86,7 @@ func TestFigureSizeAndScale(t *testing.T) {
 	}
 }
 
-// A figure at a paper or similar size builds every workload at that size
+// A figure at a paper or similar size may build workloads at that size
 // before its estimate, minutes at --size paper: its first words on stderr
 // say so, and come before any run.
 func TestFigureSizingIsAnnounced(t *testing.T) {
@@ -95,7 +95,7 @@ func TestFigureSizingIsAnnounced(t *testing.T) {
 	if code := run(args, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if want := "uvmmu-fig1 at --size paper: building each workload to size its runs"; !strings.HasPrefix(errb.String(), want) {
+	if want := "uvmmu-fig1 at --size paper: sizing its runs"; !strings.HasPrefix(errb.String(), want) {
 		t.Errorf("stderr starts %q, want %q", firstLine(errb.String()), want)
 	}
 	if !strings.Contains(out.String(), "mgpu run ") {
