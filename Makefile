@@ -78,10 +78,12 @@ bench: build
 # The working tree's speed against revision OLD, as pairs of runs, with
 # the results checked identical: make bench-compare OLD=HEAD~3 [SET=quick]
 # (scripts/bench-compare.sh; the full set takes about half an hour).
+# RESULTS=differ compares across a model change, in throughput.
 SET ?= full
+RESULTS ?= identical
 bench-compare:
-	@test -n "$(OLD)" || { echo "usage: make bench-compare OLD=<revision> [SET=full|quick]"; exit 2; }
-	scripts/bench-compare.sh $(OLD) $(SET)
+	@test -n "$(OLD)" || { echo "usage: make bench-compare OLD=<revision> [SET=full|quick] [RESULTS=identical|differ]"; exit 2; }
+	RESULTS=$(RESULTS) scripts/bench-compare.sh $(OLD) $(SET)
 
 # The budget of the oversubscription figures: each from a cold cache (its
 # own results directory) with --jobs 2, wall time and peak RSS. Several

@@ -1,8 +1,10 @@
-// Package engine is Akita's serial engine with one difference: it stops
-// at the first error a handler returns and Run reports it, with the time
-// and the handler's name. Another Akita model that embeds mgpu's
-// components can run them on it, so that a component's error ends the
-// run instead of being dropped.
+// Package engine is a serial engine for Akita components with two
+// differences from Akita's: events of equal time run in one documented
+// order (order.go) instead of the order a binary heap's history leaves
+// them in, and it stops at the first error a handler returns, which Run
+// reports with the time and the handler's name. Another Akita model that
+// embeds mgpu's components can run them on it, so that a component's error
+// ends the run instead of being dropped.
 package engine
 
 import (
@@ -11,19 +13,28 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 )
 
-// Engine is Akita's serial engine that stops at the first handler error
-// (see the package doc). Akita's SerialEngine
-// discards handler errors, so a component's failure used to surface only
-// later, as a misleading "simulation stalled". Events run in exactly the
-// order Akita's engine runs them (queues that sift as Akita's do, primary
-// events first at equal times), so results are the same.
+// Engine runs events by time, and events of equal time by their Order
+// (see the package doc), and stops at the first handler error. Akita's
+// SerialEngine discards handler errors, so a component's failure used to
+// surface only later, as a misleading "simulation stalled".
 type Engine struct {
 	sim.HookableBase
-	now       sim.VTimeInSec
-	primary   eventQueue
-	secondary eventQueue
-	endings   []sim.SimulationEndHandler
-	stopped   error
+	now     sim.VTimeInSec
+	queue   eventQueue
+	endings []sim.SimulationEndHandler
+	stopped error
+	// sources is how many sources are numbered; foreign counts the events
+	// scheduled without an Order.
+	sources uint32
+	foreign uint64
+	// mul and add permute the sources (PermuteSources); mul 0 is none.
+	mul, add uint32
+	// last is the place of the event that ran last: two queued events
+	// with one place would run in the queue's order, which is what the
+	// Order exists to rule out.
+	lastT   sim.VTimeInSec
+	lastKey Order
+	ran     bool
 }
 
 // Stop ends the run after the current event, with err as its error: how a
@@ -45,18 +56,18 @@ func (e *Engine) Schedule(evt sim.Event) {
 	if t < e.now {
 		panic(fmt.Sprintf("engine: %T scheduled at %v, before now %v", evt, t, e.now))
 	}
-	if evt.IsSecondary() {
-		e.secondary.push(evt, t)
-		return
-	}
-	e.primary.push(evt, t)
+	e.queue.push(evt, t, e.key(evt))
 }
 
 // Run implements sim.Engine: it runs every event, or stops at the first
 // handler error and returns it with the time and the handler.
 func (e *Engine) Run() error {
-	for e.primary.Len() > 0 || e.secondary.Len() > 0 {
-		evt, t := e.next()
+	for e.queue.Len() > 0 {
+		evt, t, k := e.queue.pop()
+		if e.ran && t == e.lastT && k == e.lastKey {
+			return fmt.Errorf("engine: two events at %.0f ns with one place in the order (%T, rank %d, source %d): a source must number its events", float64(t)*1e9, evt, k.Rank(), k.Source())
+		}
+		e.ran, e.lastT, e.lastKey = true, t, k
 		e.now = t
 		ctx := sim.HookCtx{Domain: e, Pos: sim.HookPosBeforeEvent, Item: evt}
 		e.InvokeHook(ctx)
@@ -75,21 +86,6 @@ func (e *Engine) Run() error {
 		}
 	}
 	return nil
-}
-
-// next pops the earliest event and returns it with its time, which the
-// queue holds: asking the event would read it from its owner's memory,
-// cold in a large run.
-func (e *Engine) next() (sim.Event, sim.VTimeInSec) {
-	switch {
-	case e.primary.Len() == 0:
-		return e.secondary.pop()
-	case e.secondary.Len() == 0:
-		return e.primary.pop()
-	case e.primary.PeekTime() <= e.secondary.PeekTime():
-		return e.primary.pop()
-	}
-	return e.secondary.pop()
 }
 
 // CurrentTime implements sim.Engine.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
@@ -118,6 +119,7 @@ func (b Builder) Build(name string) (*Comp, error) {
 	m.AddPort("Top", m.top)
 	m.ctrl = sim.NewLimitNumMsgPort(m, b.bufSize, name+".Control")
 	m.AddPort("Control", m.ctrl)
+	m.src = engine.NewSource(b.engine)
 	m.out, m.topOut, m.ctrlOut = uvmproto.NewOutbox(m.port, b.engine), uvmproto.NewOutbox(m.top, b.engine), uvmproto.NewOutbox(m.ctrl, b.engine)
 	m.shootdowns = map[string]*uvmproto.InvalidateMsg{}
 	for _, o := range []*uvmproto.Outbox{m.out, m.topOut, m.ctrlOut} {

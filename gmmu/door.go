@@ -6,6 +6,7 @@ import (
 	"github.com/sarchlab/akita/v3/mem/vm"
 	"github.com/sarchlab/akita/v3/sim"
 
+	"github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
@@ -35,12 +36,14 @@ type AccessReq struct {
 
 type walkEvent struct {
 	t     sim.VTimeInSec
+	o     engine.Order
 	h     sim.Handler
 	req   *vm.TranslationReq
 	write bool
 }
 
 func (e *walkEvent) Time() sim.VTimeInSec { return e.t }
+func (e *walkEvent) Order() engine.Order  { return e.o }
 func (e *walkEvent) Handler() sim.Handler { return e.h }
 func (e *walkEvent) IsSecondary() bool    { return false }
 
@@ -59,7 +62,7 @@ func (m *Comp) translate(now sim.VTimeInSec, msg sim.Msg) error {
 	if err != nil {
 		return err
 	}
-	m.engine.Schedule(&walkEvent{t: m.Walk(now, page), h: m, req: req, write: write})
+	m.engine.Schedule(&walkEvent{t: m.Walk(now, page), o: m.src.Next(engine.RankGMMU), h: m, req: req, write: write})
 	return nil
 }
 
@@ -96,7 +99,7 @@ type doorWaiter struct {
 func (w doorWaiter) Resolved(now sim.VTimeInSec, _ uvmproto.Resolution) {
 	m := w.m
 	if w.write && !m.table[w.page].Kind.Writable() {
-		m.engine.Schedule(&walkEvent{t: m.Walk(now, w.page), h: m, req: w.req, write: true})
+		m.engine.Schedule(&walkEvent{t: m.Walk(now, w.page), o: m.src.Next(engine.RankGMMU), h: m, req: w.req, write: true})
 		return
 	}
 	m.respond(now, w.req, w.page)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/tasks"
 	"github.com/mgpu-sim/mgpu/uvmproto"
@@ -72,6 +73,7 @@ type Comp struct {
 	pwc     *walkCache
 	cycle   sim.VTimeInSec
 
+	src                                  engine.Source
 	recvPending, topPending, ctrlPending bool
 	recvDelay                            sim.VTimeInSec
 }
@@ -79,11 +81,13 @@ type Comp struct {
 // recvEvent drains port.
 type recvEvent struct {
 	t    sim.VTimeInSec
+	o    engine.Order
 	h    sim.Handler
 	port sim.Port
 }
 
 func (e *recvEvent) Time() sim.VTimeInSec { return e.t }
+func (e *recvEvent) Order() engine.Order  { return e.o }
 func (e *recvEvent) Handler() sim.Handler { return e.h }
 func (e *recvEvent) IsSecondary() bool    { return false }
 
@@ -273,7 +277,7 @@ func (m *Comp) NotifyRecv(now sim.VTimeInSec, p sim.Port) {
 	}
 	if !*pending {
 		*pending = true
-		m.engine.Schedule(&recvEvent{t: now + m.recvDelay, h: m, port: p})
+		m.engine.Schedule(&recvEvent{t: now + m.recvDelay, o: m.src.Next(engine.RankGMMU), h: m, port: p})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/cache"
+	"github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/stats"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
@@ -100,6 +101,7 @@ func (b Builder) Build(name string) (*Comp, error) {
 	if b.bufSize < 1 {
 		return nil, fmt.Errorf("gpu.Builder: buffer size %d: must be at least 1", b.bufSize)
 	}
+	var err error
 	line := uint64(c.LineSize)
 	cycle := sim.VTimeInSec(1e-6 / c.FreqMHz)
 	g := &Comp{
@@ -127,17 +129,28 @@ func (b Builder) Build(name string) (*Comp, error) {
 	if b.acLatch {
 		g.ac.latch()
 	}
-	var err error
 	if g.l2tlb, err = cache.New(c.L2TLBEntries, c.L2TLBWays); err != nil {
 		return nil, fmt.Errorf("L2 TLB: %w", err)
 	}
 	if g.l2, err = cache.New(int(uint64(c.L2Size)/line), c.L2Ways); err != nil {
 		return nil, fmt.Errorf("L2 cache: %w", err)
 	}
+	if c.CUs*c.WavefrontsPerCU > MaxSlots {
+		return nil, fmt.Errorf("gpu.Builder: %d CUs of %d wavefront slots: at most %d slots a GPU", c.CUs, c.WavefrontsPerCU, MaxSlots)
+	}
+	g.slots = c.WavefrontsPerCU
+	g.wfs = make([]*wavefront, c.CUs*c.WavefrontsPerCU)
+	if g.wfSources, err = engine.NewSourceBlock(b.engine, len(g.wfs)); err != nil {
+		return nil, err
+	}
+	g.src = engine.NewSource(b.engine)
 	g.cus = make([]computeUnit, c.CUs)
 	for i := range g.cus {
 		cu := &g.cus[i]
-		cu.free = c.WavefrontsPerCU
+		cu.free = make([]uint64, (c.WavefrontsPerCU+63)/64)
+		for s := 0; s < c.WavefrontsPerCU; s++ {
+			cu.release(s)
+		}
 		if cu.l1tlb, err = cache.New(c.L1TLBEntries, c.L1TLBWays); err != nil {
 			return nil, fmt.Errorf("L1 TLB: %w", err)
 		}

@@ -73,6 +73,12 @@ type Config struct {
 	ACCounters int `yaml:"ac_counters" doc:"remote-access counters per GPU, groups tracked at once; 0 = one per group (GRIT/OASIS; ObservUVM Fig. 3 measures 256)"`
 }
 
+// MaxSlots bounds a GPU's wavefront slots (CUs x wavefronts per CU): each
+// is a source in the engine's order of simultaneous events, and 64 GPUs of
+// this many fit its numbering with room. A large GPU of today resides
+// about 10,000 64-lane wavefronts (132 SMs x 2,048 threads).
+const MaxSlots = 1 << 16
+
 // DefaultConfig returns OASIS Table I.
 func DefaultConfig() Config {
 	return Config{

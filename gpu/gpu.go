@@ -11,10 +11,12 @@ package gpu
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/cache"
+	"github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/gmmu"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/stats"
@@ -64,7 +66,30 @@ type AccessObserver interface {
 
 type computeUnit struct {
 	l1tlb, l1v *cache.Cache
-	free       int
+	// free has a bit set per free wavefront slot, nfree counts them. A
+	// slot is a wavefront's place in the engine's order of simultaneous
+	// events; a workgroup takes the lowest free ones.
+	free  []uint64
+	nfree int
+}
+
+// take marks the lowest free slot used and returns it.
+func (c *computeUnit) take() int {
+	for i, w := range c.free {
+		if w != 0 {
+			b := bits.TrailingZeros64(w)
+			c.free[i] = w &^ (1 << b)
+			c.nfree--
+			return i*64 + b
+		}
+	}
+	panic("gpu: no free wavefront slot")
+}
+
+// release frees slot.
+func (c *computeUnit) release(slot int) {
+	c.free[slot/64] |= 1 << (slot % 64)
+	c.nfree++
 }
 
 // Toucher records page accesses for an eviction policy that needs them.
@@ -119,8 +144,13 @@ type Comp struct {
 	l2tlb, l2   *cache.Cache
 	dramFree    sim.VTimeInSec
 	pausedUntil sim.VTimeInSec
-	pool        []*wavefront
-	wfs         []*wavefront // by id, for RDMA responses
+	// wfs are the wavefronts by slot (CU x slots per CU + slot), made at
+	// a slot's first use; a wavefront's index is the tag its RDMA
+	// responses carry back.
+	wfs         []*wavefront
+	slots       int
+	wfSources   uint32 // the engine source of slot 0
+	src         engine.Source
 	recvPending bool
 	recvDelay   sim.VTimeInSec
 	// Per-page generations: bumping one invalidates the page's TLB entries
@@ -241,6 +271,7 @@ func (g *Comp) ID() int { return g.id }
 
 func (g *Comp) schedule(wf *wavefront, t sim.VTimeInSec) {
 	wf.evt.t = t
+	wf.evt.o = wf.src.Next(engine.RankWavefront)
 	g.engine.Schedule(&wf.evt)
 }
 
@@ -261,11 +292,11 @@ func (g *Comp) Fill(now sim.VTimeInSec) {
 		if !ok {
 			return
 		}
-		g.cus[cu].free -= need
-		wg := &workgroup{cu: cu, left: need, size: need}
+		wg := &workgroup{cu: cu, left: need, wfs: make([]*wavefront, need)}
 		for i := 0; i < need; i++ {
-			wf := g.newWavefront()
+			wf := g.newWavefront(cu)
 			wf.wg = wg
+			wg.wfs[i] = wf
 			wf.stream = k.Wavefront(wgID, i, g.id)
 			g.schedule(wf, now)
 		}
@@ -276,7 +307,7 @@ func (g *Comp) freeCU(need int) int {
 	n := len(g.cus)
 	for i := 0; i < n; i++ {
 		c := (g.nextCU + i) % n
-		if g.cus[c].free >= need {
+		if g.cus[c].nfree >= need {
 			g.nextCU = (c + 1) % n
 			return c
 		}
@@ -284,29 +315,31 @@ func (g *Comp) freeCU(need int) int {
 	return -1
 }
 
-func (g *Comp) newWavefront() *wavefront {
-	if n := len(g.pool); n > 0 {
-		wf := g.pool[n-1]
-		g.pool = g.pool[:n-1]
+// newWavefront takes cu's lowest free slot and its wavefront.
+func (g *Comp) newWavefront(cu int) *wavefront {
+	id := cu*g.slots + g.cus[cu].take()
+	if wf := g.wfs[id]; wf != nil {
 		wf.m.phase = phNext
 		return wf
 	}
-	wf := &wavefront{id: uint64(len(g.wfs))}
+	wf := &wavefront{id: uint64(id), src: engine.SourceAt(g.wfSources + uint32(id))}
 	wf.evt.h = g
 	wf.evt.wf = wf
-	g.wfs = append(g.wfs, wf)
+	g.wfs[id] = wf
 	return wf
 }
 
+// finish ends wf; the workgroup's slots free when its last wavefront ends.
 func (g *Comp) finish(wf *wavefront, now sim.VTimeInSec) {
 	wg := wf.wg
 	wf.stream, wf.wg = nil, nil
-	g.pool = append(g.pool, wf)
 	wg.left--
 	if wg.left > 0 {
 		return
 	}
-	g.cus[wg.cu].free += wg.size
+	for _, w := range wg.wfs {
+		g.cus[wg.cu].release(int(w.id) - wg.cu*g.slots)
+	}
 	g.work.Done(now, g.id)
 	g.Fill(now)
 }

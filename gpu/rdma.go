@@ -5,6 +5,8 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"github.com/mgpu-sim/mgpu/engine"
+
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
@@ -22,7 +24,7 @@ func (g *Comp) NotifyRecv(now sim.VTimeInSec, p sim.Port) {
 	}
 	if !g.recvPending {
 		g.recvPending = true
-		g.engine.Schedule(&gpuRecvEvent{t: now + g.recvDelay, h: g})
+		g.engine.Schedule(&gpuRecvEvent{t: now + g.recvDelay, o: g.src.Next(engine.RankGPU), h: g})
 	}
 }
 
@@ -40,7 +42,7 @@ func (g *Comp) receive(now sim.VTimeInSec, msg sim.Msg) error {
 	case *uvmproto.RDMARsp:
 		tag := m.Tag
 		m.Release()
-		if tag >= uint64(len(g.wfs)) {
+		if tag >= uint64(len(g.wfs)) || g.wfs[tag] == nil {
 			return fmt.Errorf("RDMA response for wavefront %d, which does not exist", tag)
 		}
 		wf := g.wfs[tag]

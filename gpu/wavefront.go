@@ -3,6 +3,7 @@ package gpu
 import (
 	"github.com/sarchlab/akita/v3/sim"
 
+	"github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/trace"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
@@ -16,7 +17,8 @@ import (
 // touches is a host cache miss: the record's 2 KB were three of them.
 type wavefront struct {
 	evt    wfEvent
-	id     uint64 // the tag RDMA responses carry back
+	id     uint64 // its slot: the tag RDMA responses carry back
+	src    engine.Source
 	wg     *workgroup
 	stream Stream
 	write  bool // the current instruction stores
@@ -59,24 +61,29 @@ type wfPage struct {
 
 type wfEvent struct {
 	t  sim.VTimeInSec
+	o  engine.Order
 	h  sim.Handler
 	wf *wavefront
 }
 
 func (e *wfEvent) Time() sim.VTimeInSec { return e.t }
+func (e *wfEvent) Order() engine.Order  { return e.o }
 func (e *wfEvent) Handler() sim.Handler { return e.h }
 func (e *wfEvent) IsSecondary() bool    { return false }
 
 type workgroup struct {
-	cu, left, size int
+	cu, left int
+	wfs      []*wavefront
 }
 
 type gpuRecvEvent struct {
 	t sim.VTimeInSec
+	o engine.Order
 	h sim.Handler
 }
 
 func (e *gpuRecvEvent) Time() sim.VTimeInSec { return e.t }
+func (e *gpuRecvEvent) Order() engine.Order  { return e.o }
 func (e *gpuRecvEvent) Handler() sim.Handler { return e.h }
 func (e *gpuRecvEvent) IsSecondary() bool    { return false }
 

@@ -42,7 +42,7 @@ func (c *FullyConnected) Send(msg sim.Msg) *sim.SendError {
 	k := si*len(c.ports) + di
 	l := c.lanes[k]
 	if l == nil {
-		l = c.newLane(di)
+		l = c.newLane(di, k)
 		c.lanes[k] = l
 	}
 	arrival := l.reserve(maxTime(now, msg.Meta().SendTime), t.Occupancy, t.Latency)

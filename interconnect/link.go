@@ -19,6 +19,8 @@ import (
 	"sync"
 
 	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/mgpu-sim/mgpu/engine"
 )
 
 // Traffic is the load carried from one port to another.
@@ -35,12 +37,14 @@ type Traffic struct {
 // global generator for every event.
 type event struct {
 	time    sim.VTimeInSec
+	order   engine.Order
 	handler sim.Handler
 	lane    *lane
 	dst     int
 }
 
 func (e *event) Time() sim.VTimeInSec { return e.time }
+func (e *event) Order() engine.Order  { return e.order }
 func (e *event) Handler() sim.Handler { return e.handler }
 func (e *event) IsSecondary() bool    { return false }
 
@@ -60,6 +64,7 @@ type flight struct {
 // messages that crossed it but are not yet in the destination buffer, in Send
 // order; their arrival times never decrease, so the head is always next.
 type lane struct {
+	src       engine.Source
 	dst       sim.Port
 	dstIdx    int
 	busyUntil sim.VTimeInSec
@@ -134,7 +139,24 @@ type base struct {
 	stats        []pairStat // srcIdx*n + dstIdx
 	into         [][]*lane  // lanes ending at each port
 	retryPending []bool
+	// sources number the link's events in the engine's order of
+	// simultaneous events: a block from base, a source per lane (by its
+	// place in the topology's lane table), per port for retries into it,
+	// and per port for the messages it sent held until their date.
+	sourceBase uint32
+	retrySrc   []engine.Source
+	heldSrc    []engine.Source
 }
+
+// The link's block of sources: lanes first, then a retry and a held source
+// per port.
+const (
+	maxLanes     = 1 << 15
+	maxPorts     = 1 << 14
+	linkSources  = maxLanes + 2*maxPorts
+	retrySources = maxLanes
+	heldSources  = maxLanes + maxPorts
+)
 
 func (b *base) init(name string, handler sim.Handler, p params) {
 	b.name = name
@@ -150,6 +172,11 @@ func (b *base) init(name string, handler sim.Handler, p params) {
 	if c, ok := handler.(sim.Connection); ok {
 		b.send = c.Send
 	}
+	base, err := engine.NewSourceBlock(p.engine, linkSources)
+	if err != nil {
+		panic(fmt.Sprintf("interconnect: %s: %v", name, err))
+	}
+	b.sourceBase = base
 }
 
 // held schedules msg to be sent again at its date, if it is dated later
@@ -159,18 +186,28 @@ func (b *base) held(msg sim.Msg, now sim.VTimeInSec) bool {
 	if !b.holdFuture || t <= now {
 		return false
 	}
-	b.engine.Schedule(&heldEvent{t: t, b: b, msg: msg})
+	b.mu.Lock()
+	si, ok := b.index[msg.Meta().Src]
+	if !ok {
+		b.mu.Unlock()
+		panic(fmt.Sprintf("interconnect: %s: Send from unplugged port %v", b.name, msg.Meta().Src))
+	}
+	o := b.heldSrc[si].Next(engine.RankLink)
+	b.mu.Unlock()
+	b.engine.Schedule(&heldEvent{t: t, o: o, b: b, msg: msg})
 	return true
 }
 
 // heldEvent sends a held message when it is due.
 type heldEvent struct {
 	t   sim.VTimeInSec
+	o   engine.Order
 	b   *base
 	msg sim.Msg
 }
 
 func (e *heldEvent) Time() sim.VTimeInSec { return e.t }
+func (e *heldEvent) Order() engine.Order  { return e.o }
 func (e *heldEvent) Handler() sim.Handler { return heldHandler{e.b} }
 func (e *heldEvent) IsSecondary() bool    { return false }
 
@@ -202,8 +239,14 @@ func (b *base) addPort(port sim.Port) int {
 		panic(fmt.Sprintf("interconnect: %s: port %s plugged in twice", b.name, port.Name()))
 	}
 	n := len(b.ports)
+	if n == maxPorts {
+		b.mu.Unlock()
+		panic(fmt.Sprintf("interconnect: %s: more than %d ports", b.name, maxPorts))
+	}
 	b.index[port] = n
 	b.ports = append(b.ports, port)
+	b.retrySrc = append(b.retrySrc, engine.SourceAt(b.sourceBase+retrySources+uint32(n)))
+	b.heldSrc = append(b.heldSrc, engine.SourceAt(b.sourceBase+heldSources+uint32(n)))
 	b.stats = regrow(b.stats, n)
 	b.into = append(b.into, nil)
 	b.retryPending = append(b.retryPending, false)
@@ -255,9 +298,14 @@ func (b *base) account(si, di, bytes int) Timing {
 	return b.timing(bytes)
 }
 
-// newLane creates a lane ending at port dst. Caller holds b.mu.
-func (b *base) newLane(dst int) *lane {
-	l := &lane{dst: b.ports[dst], dstIdx: dst}
+// newLane creates a lane ending at port dst, the k-th of the topology's
+// lane table. Caller holds b.mu.
+func (b *base) newLane(dst, k int) *lane {
+	if k >= maxLanes {
+		b.mu.Unlock()
+		panic(fmt.Sprintf("interconnect: %s: more than %d lanes", b.name, maxLanes))
+	}
+	l := &lane{src: engine.SourceAt(b.sourceBase + uint32(k)), dst: b.ports[dst], dstIdx: dst}
 	b.into[dst] = append(b.into[dst], l)
 	return l
 }
@@ -266,8 +314,9 @@ func (b *base) newLane(dst int) *lane {
 // and this releases it.
 func (b *base) enqueue(l *lane, msg sim.Msg, arrival sim.VTimeInSec) {
 	l.push(flight{msg: msg, arrival: arrival})
+	o := l.src.Next(engine.RankLink)
 	b.mu.Unlock()
-	b.engine.Schedule(&event{time: arrival, handler: b.handler, lane: l})
+	b.engine.Schedule(&event{time: arrival, order: o, handler: b.handler, lane: l})
 	if b.NumHooks() > 0 {
 		b.InvokeHook(sim.HookCtx{Domain: b.handler.(sim.Hookable), Pos: sim.HookPosConnStartSend, Item: msg})
 	}
@@ -365,9 +414,10 @@ func (b *base) NotifyAvailable(now sim.VTimeInSec, port sim.Port) {
 		return
 	}
 	b.retryPending[idx] = true
+	o := b.retrySrc[idx].Next(engine.RankLink)
 	b.mu.Unlock()
 	now = maxTime(now, b.engine.CurrentTime())
-	b.engine.Schedule(&event{time: now, handler: b.handler, dst: idx})
+	b.engine.Schedule(&event{time: now, order: o, handler: b.handler, dst: idx})
 }
 
 // Traffic returns one row per ordered port pair that carried messages, in

@@ -26,7 +26,7 @@ func (c *Switch) PlugIn(port sim.Port, _ int) {
 	c.mu.Lock()
 	n := c.addPort(port)
 	c.upBusy = append(c.upBusy, 0)
-	c.down = append(c.down, c.newLane(n))
+	c.down = append(c.down, c.newLane(n, n))
 	c.mu.Unlock()
 	port.SetConnection(c)
 }

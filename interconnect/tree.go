@@ -150,7 +150,7 @@ func (c *Tree) Send(msg sim.Msg) *sim.SendError {
 	k := (last+1)*n + di
 	l := c.lanes[k]
 	if l == nil {
-		l = c.newLane(di)
+		l = c.newLane(di, k)
 		c.lanes[k] = l
 	}
 	c.enqueue(l, msg, head+t.Occupancy+t.Latency)

@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/mgpu-sim/mgpu/engine"
 )
 
 // Wire joins ports on one chip: a message arrives as it is sent, with no
@@ -21,14 +23,15 @@ type Wire struct {
 	waiting map[sim.Port][]sim.Port // a full port -> senders it refused
 	held    map[sim.Port][]sim.Msg  // a full port -> dated messages it refused
 	msgs    uint64
+	src     engine.Source
 }
 
 var _ sim.Connection = (*Wire)(nil)
 
 // NewWire makes an on-chip wire.
-func NewWire(name string, engine sim.Engine) *Wire {
+func NewWire(name string, e sim.Engine) *Wire {
 	sim.NameMustBeValid(name)
-	return &Wire{name: name, engine: engine, waiting: map[sim.Port][]sim.Port{}, held: map[sim.Port][]sim.Msg{}}
+	return &Wire{name: name, engine: e, src: engine.NewSource(e), waiting: map[sim.Port][]sim.Port{}, held: map[sim.Port][]sim.Msg{}}
 }
 
 // Messages counts the messages sent over the wire, each once.
@@ -50,7 +53,10 @@ func (w *Wire) CanSend(sim.Port) bool { return true }
 func (w *Wire) Send(msg sim.Msg) *sim.SendError {
 	m := msg.Meta()
 	if now := w.engine.CurrentTime(); m.SendTime > now {
-		w.engine.Schedule(&wireEvent{t: m.SendTime, w: w, msg: msg})
+		w.mu.Lock()
+		o := w.src.Next(engine.RankLink)
+		w.mu.Unlock()
+		w.engine.Schedule(&wireEvent{t: m.SendTime, o: o, w: w, msg: msg})
 		return nil
 	}
 	return w.deliver(msg)
@@ -73,7 +79,10 @@ func (w *Wire) deliver(msg sim.Msg) *sim.SendError {
 // holding the port's lock), to deliver the dated messages the port refused
 // and then tell the senders it refused that it has room.
 func (w *Wire) NotifyAvailable(now sim.VTimeInSec, port sim.Port) {
-	w.engine.Schedule(&wireEvent{t: now, w: w, freed: port})
+	w.mu.Lock()
+	o := w.src.Next(engine.RankLink)
+	w.mu.Unlock()
+	w.engine.Schedule(&wireEvent{t: now, o: o, w: w, freed: port})
 }
 
 // Handle delivers a message held until its date (and keeps it if the port
@@ -121,11 +130,13 @@ func (w *Wire) freed(now sim.VTimeInSec, port sim.Port) {
 
 type wireEvent struct {
 	t     sim.VTimeInSec
+	o     engine.Order
 	w     *Wire
 	msg   sim.Msg
 	freed sim.Port
 }
 
 func (e *wireEvent) Time() sim.VTimeInSec { return e.t }
+func (e *wireEvent) Order() engine.Order  { return e.o }
 func (e *wireEvent) Handler() sim.Handler { return e.w }
 func (e *wireEvent) IsSecondary() bool    { return false }

@@ -41,6 +41,9 @@ type Config struct {
 	// gpu.memory), and a full GPU evicts with uvm.eviction. 0 is off, and
 	// then a footprint beyond the GPUs' total memory is an error.
 	Oversubscribe float64 `yaml:"oversubscribe" doc:"memory oversubscription factor, 0 = off (OASIS Fig. 25: 1.5)"`
+	// No paper's model defines the order of simultaneous events; mgpu's
+	// is documented (docs/design.md), and this sweeps it.
+	TieOrder int `yaml:"tie_order" doc:"order of simultaneous events: 0 the documented one (by kind, then GPU, CU and wavefront slot); n > 0 the n-th fixed permutation of each kind's sources, to measure how much a result owes to the order (no paper's model defines it)"`
 	// Checking mode: per-page versions, every read must see the latest write.
 	Check bool `yaml:"check" doc:"coherence checking mode (slower; on in tests)"`
 

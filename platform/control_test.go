@@ -49,6 +49,9 @@ func TestControlPortsMatchCalls(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if n := s.engine.Unordered(); n != 0 {
+					t.Fatalf("%d events carried no place in the engine's order: every event of mgpu's components must", n)
+				}
 				if ports && s.onChip.Messages() == 0 {
 					t.Fatal("no control message was sent: the test compares nothing")
 				}

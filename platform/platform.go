@@ -243,7 +243,9 @@ func Build(o Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &System{opts: o, engine: engine.New(), alloc: alloc, capacity: capacity, log: runLogger(o)}
+	eng := engine.New()
+	eng.PermuteSources(uint64(o.Config.TieOrder))
+	s := &System{opts: o, engine: eng, alloc: alloc, capacity: capacity, log: runLogger(o)}
 	if err := s.build(traits, kernels); err != nil {
 		return nil, err
 	}
@@ -340,7 +342,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		s.gpus = append(s.gpus, g)
 		s.gmmus = append(s.gmmus, m)
 	}
-	s.runner = &runner{engine: s.engine, kernels: kernels, scheme: c.Distribution, gpus: s.gpus,
+	s.runner = &runner{engine: s.engine, src: engine.NewSource(s.engine), kernels: kernels, scheme: c.Distribution, gpus: s.gpus,
 		driver: driver, alloc: s.alloc, launch: sim.VTimeInSec(c.KernelLaunchNs * 1e-9),
 		onLaunch: s.opts.Launches, cus: c.GPU.CUs, log: s.log}
 	if c.UVM.Adaptive == uvm.AdaptiveSUV || c.UVM.Adaptive == uvm.AdaptiveSC {

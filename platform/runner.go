@@ -8,6 +8,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/gpu"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
@@ -28,6 +29,7 @@ type runner struct {
 	scheme   string
 	gpus     []*gpu.Comp
 	driver   *uvm.Driver
+	src      engine.Source
 	alloc    *objtable.Allocator
 	launch   sim.VTimeInSec
 	end      sim.VTimeInSec
@@ -43,10 +45,12 @@ type runner struct {
 
 type launchEvent struct {
 	t sim.VTimeInSec
+	o engine.Order
 	h sim.Handler
 }
 
 func (e *launchEvent) Time() sim.VTimeInSec { return e.t }
+func (e *launchEvent) Order() engine.Order  { return e.o }
 func (e *launchEvent) Handler() sim.Handler { return e.h }
 func (e *launchEvent) IsSecondary() bool    { return false }
 
@@ -86,7 +90,7 @@ func (r *runner) scheduleNext(now sim.VTimeInSec) {
 	if !r.kernels[r.idx].Barrier {
 		t += r.launch
 	}
-	r.engine.Schedule(&launchEvent{t: t, h: r})
+	r.engine.Schedule(&launchEvent{t: t, o: r.src.Next(engine.RankLaunch), h: r})
 }
 
 // Handle launches the next kernel (or resumes after a grid barrier).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/eviction"
+	"github.com/mgpu-sim/mgpu/gpu"
 	"github.com/mgpu-sim/mgpu/interconnect"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/prefetch"
@@ -101,6 +102,9 @@ func (c Config) Validate() error {
 		}
 	}
 
+	if c.TieOrder < 0 {
+		bad("tie_order", c.TieOrder, "must be >= 0 (0: the documented order of simultaneous events; n > 0: the n-th permutation)")
+	}
 	if c.GPUs < 1 || c.GPUs > 64 {
 		bad("gpus", c.GPUs, "must be between 1 and 64")
 	}
@@ -142,6 +146,9 @@ func (c Config) Validate() error {
 		if v := p.get(&c); v < 1 {
 			bad(p.key, v, "must be >= 1")
 		}
+	}
+	if cu, w := c.GPU.CUs, c.GPU.WavefrontsPerCU; cu >= 1 && w >= 1 && float64(cu)*float64(w) > gpu.MaxSlots {
+		bad("gpu.wavefronts_per_cu", w, "gpu.cus (%d) x gpu.wavefronts_per_cu must be at most %d wavefront slots a GPU", cu, gpu.MaxSlots)
 	}
 	if f := c.GPU.FreqMHz; !math.IsNaN(f) && !math.IsInf(f, 0) && !(f >= 1 && f <= 1e5) {
 		bad("gpu.freq_mhz", f, "must be between 1 and 100000 MHz")

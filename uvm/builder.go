@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sarchlab/akita/v3/sim"
 
+	"github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/prefetch"
@@ -264,6 +265,7 @@ func (b Builder) Build(name string) (*Driver, error) {
 	}
 	d := &Driver{ComponentBase: sim.NewComponentBase(name), engine: b.engine, svc: svc, core: svc.Core(), recvDelay: b.delay, log: b.log,
 		lineBytes: line, hostMem: sim.VTimeInSec(b.cfg.HostMemoryNs * 1e-9)}
+	d.src = engine.NewSource(b.engine)
 	d.port = sim.NewLimitNumMsgPort(d, b.bufSize, name+".PCIe")
 	d.AddPort("PCIe", d.port)
 	out := uvmproto.NewOutbox(d.port, b.engine)

@@ -6,6 +6,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sarchlab/akita/v3/sim"
 
+	"github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/uvmproto"
@@ -24,6 +25,7 @@ type Driver struct {
 	gpus   []sim.Port // each GMMU's PCIe port
 	err    error
 
+	src         engine.Source
 	recvPending bool
 	recvDelay   sim.VTimeInSec
 
@@ -48,11 +50,13 @@ type outbox interface {
 
 type driverEvent struct {
 	t    sim.VTimeInSec
+	o    engine.Order
 	h    sim.Handler
 	wake bool // the core's wake-up; otherwise a port drain
 }
 
 func (e *driverEvent) Time() sim.VTimeInSec { return e.t }
+func (e *driverEvent) Order() engine.Order  { return e.o }
 func (e *driverEvent) Handler() sim.Handler { return e.h }
 func (e *driverEvent) IsSecondary() bool    { return false }
 
@@ -144,7 +148,7 @@ func (d *Driver) Place(now sim.VTimeInSec, l any, done func(now sim.VTimeInSec) 
 func (d *Driver) NotifyRecv(now sim.VTimeInSec, _ sim.Port) {
 	if !d.recvPending {
 		d.recvPending = true
-		d.engine.Schedule(&driverEvent{t: now + d.recvDelay, h: d})
+		d.engine.Schedule(&driverEvent{t: now + d.recvDelay, o: d.src.Next(engine.RankDriver), h: d})
 	}
 }
 
@@ -206,7 +210,7 @@ func (d *Driver) apply(now sim.VTimeInSec) {
 		d.out.Send(o.Msg, d.gpus[o.To], max(now, o.At))
 	}
 	if rd.Wake {
-		d.engine.Schedule(&driverEvent{t: rd.WakeAt, h: d, wake: true})
+		d.engine.Schedule(&driverEvent{t: rd.WakeAt, o: d.src.Next(engine.RankDriver), h: d, wake: true})
 	}
 	d.core.Advance()
 	if rd.Placed && d.placed != nil {

@@ -1,6 +1,10 @@
 package uvmproto
 
-import "github.com/sarchlab/akita/v3/sim"
+import (
+	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/mgpu-sim/mgpu/engine"
+)
 
 // Outbox is the one way a component sends. It addresses a message, sends
 // it through the component's port, and when the connection refuses (a
@@ -18,6 +22,7 @@ type Outbox struct {
 	port    sim.Port
 	engine  Scheduler
 	queue   []sim.Msg
+	src     engine.Source
 	pending bool // a retry event is scheduled
 	refused uint64
 	// early hands a dated message to the connection at once, SendTime in
@@ -32,10 +37,10 @@ type Scheduler interface {
 	sim.TimeTeller
 }
 
-// NewOutbox makes the outbox of port; engine schedules its retries and
+// NewOutbox makes the outbox of port; e schedules its retries and
 // dated sends.
-func NewOutbox(port sim.Port, engine Scheduler) *Outbox {
-	return &Outbox{port: port, engine: engine}
+func NewOutbox(port sim.Port, e Scheduler) *Outbox {
+	return &Outbox{port: port, engine: e, src: engine.NewSource(e)}
 }
 
 // SendEarly makes the outbox hand a dated message to the connection at
@@ -50,7 +55,7 @@ func (o *Outbox) Send(msg sim.Msg, dst sim.Port, at sim.VTimeInSec) {
 	m := msg.Meta()
 	m.Src, m.Dst, m.SendTime = o.port, dst, at
 	if !o.early && at > o.engine.CurrentTime() {
-		o.engine.Schedule(&datedEvent{t: at, o: o, msg: msg})
+		o.engine.Schedule(&datedEvent{t: at, k: o.src.Next(engine.RankOutbox), o: o, msg: msg})
 		return
 	}
 	o.send(msg)
@@ -75,7 +80,7 @@ func (o *Outbox) PortFree(now sim.VTimeInSec) {
 		return
 	}
 	o.pending = true
-	o.engine.Schedule(&retryEvent{t: now, o: o})
+	o.engine.Schedule(&retryEvent{t: now, k: o.src.Next(engine.RankOutbox), o: o})
 }
 
 // Handle sends a dated message that is due, or runs a scheduled retry:
@@ -110,20 +115,24 @@ func (o *Outbox) Refused() uint64 { return o.refused }
 
 type retryEvent struct {
 	t sim.VTimeInSec
+	k engine.Order
 	o *Outbox
 }
 
 func (e *retryEvent) Time() sim.VTimeInSec { return e.t }
+func (e *retryEvent) Order() engine.Order  { return e.k }
 func (e *retryEvent) Handler() sim.Handler { return e.o }
 func (e *retryEvent) IsSecondary() bool    { return false }
 
 // datedEvent sends a message held until its SendTime.
 type datedEvent struct {
 	t   sim.VTimeInSec
+	k   engine.Order
 	o   *Outbox
 	msg sim.Msg
 }
 
 func (e *datedEvent) Time() sim.VTimeInSec { return e.t }
+func (e *datedEvent) Order() engine.Order  { return e.k }
 func (e *datedEvent) Handler() sim.Handler { return e.o }
 func (e *datedEvent) IsSecondary() bool    { return false }
