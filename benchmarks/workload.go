@@ -96,25 +96,31 @@ type Params struct {
 	// have them (pingpong, prodcons); 0 takes the workload's default.
 	Iterations int
 	Seed       uint64
-	// Im2col is the im2col kernel of the DNN-Mark workloads: Im2colMGPUSim
-	// (the default; "" means it) or Im2colPerElement.
+	// Im2col is the im2col kernel of the DNN-Mark workloads:
+	// Im2colMGPUSim (the default; "" means it), Im2colPerElement or
+	// Im2colColumn.
 	Im2col string
 }
 
 // The im2col kernels of Params.Im2col (the DNN-Mark workloads read it).
 const (
-	// Im2colMGPUSim is MGPUSim's gputensor im2col.cl, which the OASIS
-	// lineage runs: one work-item per column, looping over the C*k*k rows.
+	// Im2colMGPUSim is the kernel MGPUSim's gputensor Im2Col launches,
+	// which the OASIS lineage runs: im2col_2d (gputensor/native/im2col.cl),
+	// one work-item per column-matrix element in 8x8 workgroups, column
+	// fastest, each reading one input element and writing one.
 	Im2colMGPUSim = "mgpusim"
-	// Im2colPerElement runs one work-item per column element, each
-	// loading the kernel arguments, reading one input element and writing
-	// one (MIOpen's Im2Col shape; mgpu's kernel before it followed
-	// MGPUSim's).
+	// Im2colPerElement runs one work-item per column element in 1-D
+	// workgroups of 256, row-major (MIOpen's Im2Col shape).
 	Im2colPerElement = "per-element"
+	// Im2colColumn is the 1-D im2col kernel of MGPUSim's im2col.cl, which
+	// its operator never loads: one work-item per column, 64 per
+	// workgroup, looping over the C*k*k rows. It was mgpu's kernel before
+	// 2026-11-29, when mgpu took it for MGPUSim's.
+	Im2colColumn = "column"
 )
 
 // Im2colKernels lists the valid Params.Im2col values.
-func Im2colKernels() []string { return []string{Im2colMGPUSim, Im2colPerElement} }
+func Im2colKernels() []string { return []string{Im2colMGPUSim, Im2colPerElement, Im2colColumn} }
 
 // Workload is a named application.
 type Workload interface {

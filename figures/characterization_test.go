@@ -541,6 +541,13 @@ func TestPageTypes(t *testing.T) {
 	if len(o.Tables[0].Rows) != 12 {
 		t.Errorf("%d page-type rows", len(o.Tables[0].Rows))
 	}
+	// The figure plots the per-phase census: ST's grids, rw-mix over the
+	// run, are read-only in one phase and write-only in the next.
+	st.App[2].Census = C{characterize.SharedRO: 5, characterize.SharedWO: 5}
+	o = pageTypes(map[string]*characterize.Result{"st": st})
+	if got := o.Plots[0].Table.Values[0]; !reflect.DeepEqual(got, []float64{0.5, 0.5, 0}) {
+		t.Errorf("st 4KB plotted %v, want the per-phase census [0.5 0.5 0]", got)
+	}
 }
 
 func TestUniformity(t *testing.T) {

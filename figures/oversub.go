@@ -588,22 +588,22 @@ var UVMMUFaultLatencies = []string{"50000", "20000", "0"}
 // default, not stated in the paper): the GTX 1080 Ti, the tree prefetcher
 // with the "more than half" rule (threshold 50) over 64 KB leaves
 // (big-page fill on, the default), LRU eviction of 2 MB (-eviction_policy
-// 0), one fault batch at a time. The handling latency is
-// uvm.fault_service_ns per batch; the per-fault host time is 0, so the
-// 0 us point is no handling latency at all (the default 1 us per fault
-// would add up to 256 us a batch, more than the 50 us being swept).
-// UVMSmart's simulator charges its 45 us per distinct newly faulting page
-// instead (uvm.per_fault_charge=new-pages, whose doc gives the source),
-// but with it the 0 us point runs 10-16 times faster than 50 us at
-// UVMSmart's inputs where UVMMU Fig. 1 reports 1.82-2.74 times, so
-// UVMMU's runs cannot have charged it serially: docs/uvmmu.md.
+// 0), one fault batch at a time. The handling latency is charged as that
+// simulator charges it, per distinct newly faulting page, serially
+// (uvm.per_fault_charge=new-pages, whose doc gives the source), on
+// uvmmuLatencyKey; no fixed time per batch. mgpu's default charges a
+// batch (the multi-GPU lineage's); docs/uvmmu.md compares the two.
 func uvmmuUM() []string {
-	return join(gtx1080ti, []string{"uvm.host_threads", "0", "uvm.per_fault_ns", "0",
+	return join(gtx1080ti, []string{"uvm.host_threads", "0", "uvm.fault_service_ns", "0", "uvm.per_fault_charge", "new-pages",
 		"uvm.prefetch.policy", "tbn", "uvm.prefetch.threshold", "50", "uvm.eviction", "lru-2mb"})
 }
 
+// uvmmuLatencyKey carries the UM baseline's handling latency: per new
+// page, as UVMSmart's simulator charges it.
+const uvmmuLatencyKey = "uvm.per_fault_ns"
+
 func uvmmuSel(latency, over string) Selector {
-	return sel(oversubPolicy, 1, join(uvmmuUM(), []string{"uvm.fault_service_ns", latency, "oversubscribe", over})...)
+	return sel(oversubPolicy, 1, join(uvmmuUM(), []string{uvmmuLatencyKey, latency, "oversubscribe", over})...)
 }
 
 // uvmmuFig1 is UVMMU Fig. 1: the speedup of 20 us and 0 us fault handling
@@ -620,7 +620,7 @@ func uvmmuFig1() Figure {
 	return Figure{Name: "uvmmu-fig1", Title: "UVMMU Fig. 1: fault latency 20 and 0 us over 50 us (GTX 1080 Ti, NVIDIA UM) at 100/125/150%",
 		YLabel: "speedup over 50 us faults", Workloads: UVMMUWorkloads, PaperScales: UVMMUPaperScales,
 		Specs: func(w []string) []sweep.Spec {
-			sets := withSweep(fixed(uvmmuUM()), "uvm.fault_service_ns", UVMMUFaultLatencies...)
+			sets := withSweep(fixed(uvmmuUM()), uvmmuLatencyKey, UVMMUFaultLatencies...)
 			return []sweep.Spec{spec(w, []string{oversubPolicy}, []int{1}, "", withSweep(sets, "oversubscribe", over100, over125, over150))}
 		},
 		Series: series, Summary: classRows}
@@ -651,7 +651,7 @@ func uvmmuHWSpec(w []string, evs []string, overs ...string) sweep.Spec {
 }
 
 func uvmmuUMSpec(w []string, overs ...string) sweep.Spec {
-	sets := withSweep(fixed(uvmmuUM()), "uvm.fault_service_ns", uvmmuBaselineLatency)
+	sets := withSweep(fixed(uvmmuUM()), uvmmuLatencyKey, uvmmuBaselineLatency)
 	return spec(w, []string{oversubPolicy}, []int{1}, "", withSweep(sets, "oversubscribe", overs...))
 }
 
@@ -659,7 +659,7 @@ func uvmmuUMSpec(w []string, overs ...string) sweep.Spec {
 // NVIDIA UM baseline with UVMSmart's runtime, which at the first eviction
 // may turn on zero-copy and tree eviction (package uvmsmart).
 func uvmmuSmart() []string {
-	return join(uvmmuUM(), []string{"uvm.fault_service_ns", uvmmuBaselineLatency, "uvm.adaptive", "uvmsmart"})
+	return join(uvmmuUM(), []string{uvmmuLatencyKey, uvmmuBaselineLatency, "uvm.adaptive", "uvmsmart"})
 }
 
 func uvmmuSmartSel(over string) Selector {

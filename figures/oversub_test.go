@@ -324,7 +324,7 @@ func TestUVMMUFig1Normalisation(t *testing.T) {
 	f := mustLookup(t, "uvmmu-fig1")
 	tab := f.Reduce(fakeResults(t, mustRuns(t, f), func(r sweep.Run) float64 {
 		k := map[string]float64{over100: 1, over125: 3, over150: 7}[r.Sets["oversubscribe"]]
-		return k * map[string]float64{"50000": 100, "20000": 80, "0": 50}[r.Sets["uvm.fault_service_ns"]]
+		return k * map[string]float64{"50000": 100, "20000": 80, "0": 50}[r.Sets[uvmmuLatencyKey]]
 	}, nil))
 	want := []string{"20us @100%", "0us @100%", "20us @125%", "0us @125%", "20us @150%", "0us @150%"}
 	if !slices.Equal(tab.Series, want) {
@@ -374,8 +374,8 @@ func TestUVMMUFigureNormalisation(t *testing.T) {
 		if r.Sets["uvm.fault_handling"] == "hardware" {
 			return 10 * over[r.Sets["oversubscribe"]] * ev[r.Sets["uvm.eviction"]]
 		}
-		if r.Sets["uvm.fault_service_ns"] != uvmmuBaselineLatency {
-			t.Errorf("UM run at %s ns", r.Sets["uvm.fault_service_ns"])
+		if r.Sets[uvmmuLatencyKey] != uvmmuBaselineLatency || r.Sets["uvm.per_fault_charge"] != "new-pages" {
+			t.Errorf("UM run at %s ns, charge %q", r.Sets[uvmmuLatencyKey], r.Sets["uvm.per_fault_charge"])
 		}
 		if r.Sets["uvm.adaptive"] == "uvmsmart" {
 			return 35 * over[r.Sets["oversubscribe"]] * over[r.Sets["oversubscribe"]]

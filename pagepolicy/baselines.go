@@ -12,7 +12,7 @@ func init() {
 		return duplication{readOnlyFirst: c.DupWriteFirst == DupReadOnlyCopy}, nil
 	})
 	// ideal is a bound, not a mechanism: the checker lets it diverge.
-	Register("ideal", Traits{Incoherent: true}, func(Config, Env) (Policy, error) { return ideal{}, nil })
+	Register("ideal", Traits{Incoherent: true, Unserviced: true}, func(Config, Env) (Policy, error) { return ideal{}, nil })
 	ReadsKeys("access-counter", append(counterKeys, "ac_host", "ac_evict")...)
 	ReadsKeys("duplication", "dup_write_first")
 	ReadsKeys("ideal")
@@ -89,10 +89,15 @@ func (d duplication) Decide(f Fault, p Page) Decision {
 	return Decision{Action: Migrate, Bits: Duplication}
 }
 
-// ideal is OASIS §IV-A's Ideal: every GPU's first access to a page pays a
-// duplication and leaves a local copy; every later access from that GPU is
-// local, read or write, and nothing is ever collapsed. It is an upper bound,
-// not a mechanism: its copies are not kept coherent.
+// ideal is OASIS §IV-A's Ideal: every GPU's first access to a page "incur[s]
+// a duplication latency" and leaves a local copy; every later access from
+// that GPU is local, read or write, and nothing is ever collapsed. It is an
+// upper bound, not a mechanism: its copies are not kept coherent, and its
+// faults cost the host no service time (Traits.Unserviced): the paper
+// charges the duplication, GRIT's latency class apart from the host's fault
+// handling, and with the host's handling every policy that reads a page in
+// place (access-counter's zero-copy) could beat the bound on data touched
+// once.
 type ideal struct{ Base }
 
 func (ideal) Name() string { return "ideal" }

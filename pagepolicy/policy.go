@@ -244,6 +244,10 @@ type Traits struct {
 	// Incoherent marks a bound rather than a mechanism (ideal): the
 	// checker lets its copies diverge.
 	Incoherent bool
+	// Unserviced marks a bound whose faults cost the host nothing (ideal):
+	// no fixed service time, no per-fault host work; a batch waits only
+	// for its copies and mappings.
+	Unserviced bool
 	// Untagged asks for pointers whose upper bits stay clear
 	// (OASIS-InMem: configuration bit 0).
 	Untagged bool

@@ -38,7 +38,7 @@ func TestBigPagesCoherent(t *testing.T) {
 		{"st", "on-touch", "tbn", 1, 0, 0.5, 2 * units.MB},
 		{"mm", "duplication", "off", 4, 0, 0.5, 2 * units.MB},
 		{"mm", "on-touch", "tbn", 2, 1.5, 0.5, 2 * units.MB},
-		{"mm", "access-counter", "off", 2, 0, 0.5, 2 * units.MB},
+		{"fdtd2d", "access-counter", "off", 2, 0, 0.1, 2 * units.MB},
 	} {
 		t.Run(fmt.Sprintf("%s/%s/%dgpu/over%g/huge%v", c.w, c.p, c.gpus, c.over, c.huge), func(t *testing.T) {
 			t.Parallel()
@@ -84,7 +84,7 @@ func TestBigPagesWidenTLBReach(t *testing.T) {
 	for _, c := range []struct {
 		w     string
 		scale float64
-	}{{"mm", 0.2}, {"st", 0.1}} {
+	}{{"mt", 0.2}, {"st", 0.1}} {
 		with := mustRun(t, Options{Workload: c.w, Policy: "on-touch", Scale: c.scale, Seed: 1, Config: bigPaged(1, 0, "tbn")})
 		cfg := bigPaged(1, 0, "tbn")
 		cfg.GMMU.BigPage = 0
@@ -117,7 +117,7 @@ func TestBigPageOfOnePage(t *testing.T) {
 func TestHugePagesWidenTLBReach(t *testing.T) {
 	cfg := bigPaged(1, 0, "tbn")
 	cfg.GPU.L2TLBEntries, cfg.GPU.L2TLBWays = 16, 16
-	o := Options{Workload: "mm", Policy: "on-touch", Scale: 0.5, Seed: 1, Config: cfg}
+	o := Options{Workload: "mt", Policy: "on-touch", Scale: 0.5, Seed: 1, Config: cfg}
 	big := mustRun(t, o)
 	o.Config.GMMU.HugePage = 2 * units.MB
 	huge := mustRun(t, o)

@@ -23,9 +23,10 @@ type Config struct {
 	// Workgroup-to-GPU scheme: greedy fills one GPU's CUs before the next
 	// (MGPUSim's dispatcher as GRIT §III-B describes it).
 	Distribution string `yaml:"distribution" doc:"workgroup distribution: greedy | contiguous | round-robin | mgpusim (upstream MGPUSim's static blocks of CUs x ceil(W/total CUs))"`
-	// The DNN-Mark workloads' im2col kernel: MGPUSim's gputensor
-	// im2col.cl (the OASIS lineage), or one work-item per column element.
-	Im2col string `yaml:"im2col" doc:"im2col kernel of i2c, c2d, lenet, vgg16, resnet18: mgpusim (MGPUSim gputensor im2col.cl: a work-item per column, looping over the C*k*k rows) | per-element (a work-item per column element, mgpu's kernel before)"`
+	// The DNN-Mark workloads' im2col kernel: the one MGPUSim's gputensor
+	// Im2Col launches (the OASIS lineage), one work-item per column
+	// element, or the column-walking kernel mgpu ran before.
+	Im2col string `yaml:"im2col" doc:"im2col kernel of i2c, c2d, lenet, vgg16, resnet18: mgpusim (MGPUSim gputensor Im2Col's im2col_2d: a work-item per column-matrix element in 8x8 workgroups) | per-element (a work-item per column element in 1-D workgroups of 256) | column (the 1-D kernel of MGPUSim's im2col.cl, which its operator never loads: a work-item per column looping over the C*k*k rows; mgpu's kernel before 2026-11-29)"`
 	// A truncation for kernels whose work grows faster than their
 	// footprint: the oversubscription figures run them at a footprint
 	// where the papers' counts hold, simulating one workgroup in N

@@ -103,7 +103,7 @@ func TestACRemoteOnEviction(t *testing.T) {
 		c := small(gpus)
 		c.Oversubscribe = 2
 		c.Policy.ACHost, c.Policy.ACEvict = pagepolicy.ACHostMigrate, evict
-		return mustRun(t, Options{Workload: "mm", Policy: "access-counter", Scale: 0.05, Config: c})
+		return mustRun(t, Options{Workload: "hotspot", Policy: "access-counter", Scale: 0.05, Config: c})
 	}
 	for _, gpus := range []int{1, 4} {
 		unmap, remote := run(pagepolicy.ACEvictUnmap, gpus), run(pagepolicy.ACEvictRemote, gpus)

@@ -196,7 +196,7 @@ func TestCapacityMessages(t *testing.T) {
 		over      float64
 		want      []string
 	}{
-		{1, 4 * units.KB, 0, []string{"total GPU memory 4B", "32.30MB"}},
+		{1, 4 * units.KB, 0, []string{"total GPU memory 4B", "31.69MB"}},
 		{units.MB, units.GB, 0, []string{"exceeds the total GPU memory 4.00MB"}},
 		{units.GB, units.GB, 1.5, []string{"less than one 1.00GB page", "lower --oversubscribe"}},
 		{16 * units.MB, units.GB, 0, []string{"less than one 1.00GB page", "raise gpu.memory or lower page_size"}},

@@ -238,6 +238,9 @@ func (b Builder) BuildService() (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t, err := pagepolicy.TraitsOf(b.policy); err == nil && t.Unserviced {
+		s.unserviced = true
+	}
 	for _, r := range s.rts {
 		if d, ok := r.(PolicyDecorator); ok {
 			p = d.DecoratePolicy(p)

@@ -53,6 +53,8 @@ type Service struct {
 	// so a batch never evicts a page it is placing.
 	// threads holds when each host thread is free (HostThreads > 0).
 	threads []sim.VTimeInSec
+	// unserviced skips the host's fault service (the ideal bound).
+	unserviced bool
 	// thrash, when set, ignores notifications for thrashing pages.
 	thrash *thrashing
 
@@ -293,7 +295,7 @@ func (s *Service) Observe(e pagepolicy.Event) error {
 }
 
 func (s *Service) enqueue(now sim.VTimeInSec, p pendingBatch) {
-	if len(s.threads) > 0 {
+	if len(s.threads) > 0 && !s.unserviced {
 		p.readyAt = s.reserveThreads(now, p.size())
 	}
 	s.queue = append(s.queue, p)
@@ -331,7 +333,11 @@ func (s *Service) startBatch(now sim.VTimeInSec) {
 		s.counters[p.gpu].FaultBatches++
 	}
 	s.traceBatchStart(s.cur)
-	if len(s.threads) > 0 {
+	switch {
+	case s.unserviced:
+		s.wake(now)
+		return
+	case len(s.threads) > 0:
 		s.wake(max(now, p.readyAt))
 		return
 	}

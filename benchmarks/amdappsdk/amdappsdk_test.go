@@ -6,7 +6,6 @@ import (
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/benchmarks/benchtest"
-	"github.com/mgpu-sim/mgpu/objtable"
 )
 
 func TestPaperFootprints(t *testing.T) {
@@ -80,9 +79,9 @@ func TestMTObjects(t *testing.T) {
 	objectRules(t, "mt", benchmarks.Params{GPUs: 16, Size: "auto", Scale: 1}, []string{"input", "kernarg"}, []string{"output"}, 101)
 }
 
-// TestTileCoverage checks that mm writes every element of C exactly once
-// and mt reads every input element and writes every output element once,
-// with output[x][y] = input[y][x].
+// TestTileCoverage checks that mm writes every element of C exactly once,
+// reads B whole and A's first 32 rows as MGPUSim's kernel does, and that mt
+// reads every input element and writes every output element once.
 func TestTileCoverage(t *testing.T) {
 	p := benchmarks.Params{GPUs: 2, Size: "auto", Scale: 0.01}
 	for _, name := range []string{"mm", "mt"} {
@@ -102,42 +101,69 @@ func TestTileCoverage(t *testing.T) {
 		elems := a.Object(0).Size / 4
 		n := uint64(math.Sqrt(float64(elems)))
 		switch name {
-		case "mm":
-			benchtest.CheckEach(t, "C", counts["C"], elems, 1)
-			benchtest.CheckEach(t, "A", counts["A"], elems, int(n/benchmarks.Tile))
-			benchtest.CheckEach(t, "B", counts["B"], elems, int(n/benchmarks.Tile))
-		case "mt":
-			benchtest.CheckEach(t, "input", counts["input"], elems, 1)
-			benchtest.CheckEach(t, "output", counts["output"], elems, 1)
+		case "mm": // MGPUSim's kernel: every workgroup reads A's first 32 rows
+			blocks := int(n / mmTile)
+			benchtest.CheckEach(t, "C", float4s(counts["C"]), elems/4, 1)
+			benchtest.CheckEach(t, "A", float4s(counts["A"]), mmTile*n/4, blocks*blocks)
+			benchtest.CheckEach(t, "B", float4s(counts["B"]), elems/4, mmGroup*blocks)
+		case "mt": // a lane moves a float4: each is read, and written, once
+			benchtest.CheckEach(t, "input", float4s(counts["input"]), elems/4, 1)
+			benchtest.CheckEach(t, "output", float4s(counts["output"]), elems/4, 1)
 		}
 	}
 }
 
-// TestMTTranspose checks the lane-level pairing of one wavefront: lane l of
-// the write goes to the transposed position of lane l of the read.
+// float4s re-keys byte-offset counts by float4, at its first element.
+func float4s(c map[uint64]int) map[uint64]int {
+	out := map[uint64]int{}
+	for off, n := range c {
+		out[off/16*4] += n // a float4's first element
+	}
+	return out
+}
+
+// TestMTTranspose checks MGPUSim's mapping for a few workgroups: group
+// (gx, gy) reads the input tile at row block gx and column block
+// (gx+gy) mod n/64 (the diagonal reshuffle) and writes the transposed
+// tile, row-wise: each load and store is four rows of 256 bytes.
 func TestMTTranspose(t *testing.T) {
 	a, ks := benchtest.Setup(t, "mt", benchmarks.Params{GPUs: 4, Size: "auto", Scale: 1})
 	n := uint64(math.Sqrt(float64(a.Object(0).Size / 4)))
+	if n%mtTile != 0 {
+		t.Fatalf("side %d is not a multiple of %d", n, mtTile)
+	}
+	nb := int(n / mtTile)
 	k := ks[0]
-	for _, wg := range []int{0, 1, 180, 181, 5000, k.Workgroups - 1} {
+	for _, wg := range []int{0, 1, nb - 1, nb, nb + 5, k.Workgroups - 1} {
+		gx, gy := wg%nb, wg/nb
+		wantIn := [2]uint64{uint64(gx), uint64((gx + gy) % nb)}
+		wantOut := [2]uint64{wantIn[1], wantIn[0]}
 		for wf := 0; wf < 4; wf++ {
 			s := k.Wavefront(wg, wf, 0)
-			var in, rd benchmarks.Instruction
+			var in benchmarks.Instruction
 			s.Next(&in) // kernarg
-			s.Next(&rd)
-			s.Next(&in)
-			pages := map[uint64]bool{}
-			for l := 0; l < benchmarks.WavefrontSize; l++ {
-				i := (rd.Addr[l] - a.Object(0).Ptr) / 4
-				o := (in.Addr[l] - a.Object(1).Ptr) / 4
-				if o/n != i%n || o%n != i/n {
-					t.Fatalf("wg %d wf %d lane %d: input [%d][%d] written to output [%d][%d]",
-						wg, wf, l, i/n, i%n, o/n, o%n)
+			for i := 0; i < 2*mtVec; i++ {
+				if !s.Next(&in) {
+					t.Fatalf("wg %d wf %d: %d instructions", wg, wf, i+1)
 				}
-				pages[objtable.Strip(in.Addr[l])/benchtest.Page] = true
-			}
-			if len(pages) != benchmarks.Tile {
-				t.Errorf("wg %d wf %d: write spans %d pages, want %d", wg, wf, len(pages), benchmarks.Tile)
+				obj, want := a.Object(0), wantIn
+				if in.Write {
+					obj, want = a.Object(1), wantOut
+				}
+				if in.Write != (i >= mtVec) {
+					t.Fatalf("wg %d wf %d: instruction %d write=%v", wg, wf, i+1, in.Write)
+				}
+				rows := map[uint64]bool{}
+				for l := 0; l < benchmarks.WavefrontSize; l++ {
+					e := (in.Addr[l] - obj.Ptr) / 4
+					if b := [2]uint64{e / n / mtTile, e % n / mtTile}; b != want {
+						t.Fatalf("wg %d wf %d instr %d lane %d: tile %v, want %v", wg, wf, i+1, l, b, want)
+					}
+					rows[e/n] = true
+				}
+				if len(rows) != 4 {
+					t.Errorf("wg %d wf %d instr %d: %d rows, want 4", wg, wf, i+1, len(rows))
+				}
 			}
 		}
 	}

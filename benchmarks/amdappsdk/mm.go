@@ -5,49 +5,70 @@ import (
 	"github.com/mgpu-sim/mgpu/objtable"
 )
 
-// MatrixMultiplication is AMDAPPSDK's tiled MatrixMultiplication (the LDS
-// kernel), C = A x B, as MGPUSim runs it.
+// MatrixMultiplication is AMDAPPSDK's MatrixMultiplication, C = A x B, as
+// MGPUSim runs it: its kernel mmmKernel_local (sarchlab/mgpusim v3.0.3,
+// benchmarks/amdappsdk/matrixmultiplication: MatrixMultiplication_Kernels.cl
+// and mm.go), instruction for instruction in its global accesses.
 //
-// Shape: square float32 matrices of side n, a multiple of 16 chosen so that
-// A, B and C together come closest to the paper footprint (MMSize times
-// Params.Scale): n = 1680 at Table II (32.3 MB of 32 MB), 3344 at 8 GPUs
-// (128 MB), 4096 at 16 GPUs (192 MB).
+// Shape: square float32 matrices of side n, a multiple of 32 (one
+// workgroup's tile of C) chosen so that A, B and C together come closest
+// to the paper footprint (MMSize times Params.Scale): n = 1664 at Table II
+// (31.7 MB of 32 MB).
 //
 // Objects, in allocation (ID) order:
 //
-//	0 "A"       n*n float32, read only, shared: each row of tiles is read by
-//	            n/16 workgroups (OASIS §III-B)
-//	1 "B"       n*n float32, read only, shared: each column of tiles is
-//	            read by n/16 workgroups
+//	0 "A"       n*n float32, read only, shared (see below)
+//	1 "B"       n*n float32, read only, shared: every workgroup reads a
+//	            32-float column strip of all n rows
 //	2 "C"       n*n float32, write only, private: each element written once
-//	3 "kernarg" 64 B: three pointers, the widths, the LDS pointers and
+//	3 "kernarg" 64 B: three pointers, the width, the LDS pointer and
 //	            three hidden global offsets; see benchmarks.AllocKernarg.
 //
-// One kernel, (n/16)^2 workgroups, one per 16x16 tile of C, 4 wavefronts
-// each. Workgroup wg computes tile (tx, ty) = (wg mod n/16, wg div n/16);
-// work-item (x, y) is lane (y mod 4)*16 + x of wavefront y/4. A wavefront
-// issues 2 + 2*(n/16) memory instructions:
+// One kernel, global (n/4, n/4) work-items in workgroups of 8x8, so
+// (n/32)^2 workgroups of one wavefront; work-item (lx, ly) of group
+// (gx, gy), lane ly*8 + lx, computes four float4 rows of C, a 4x4 block,
+// so a workgroup computes a 32x32 tile. Its wavefront issues, as the
+// kernel does:
 //
 //  1. the scalar load of the kernel arguments (1 lane, object 3);
-//  2. for each k-tile kt in 0 .. n/16-1: a load of A[ty*16+y][kt*16+x] and
-//     a load of B[kt*16+y][tx*16+x] (each 4 rows x 16 floats, 4 lines) into
-//     LDS, then 16 FMAs out of LDS, charged as Compute cycles before the
-//     next instruction;
-//  3. the store of C[ty*16+y][tx*16+x].
+//  2. for each of the n/32 blocks i: four float4 loads of A into LDS, rows
+//     4*ly + k (k = 0..3) at float4 column 8*i + lx; then, for j = 0, 4,
+//     .., 28, four float4 loads of B, row 32*i + j + m (m = 0..3) at float4
+//     column 8*gx + lx, and the 64 multiply-adds out of LDS and registers,
+//     charged as Compute cycles;
+//  3. four float4 stores of C, rows 32*gy + 4*ly + k, float4 column
+//     8*gx + lx.
 //
-// At Table II that is 44100 wavefronts x 212 = 9.35M memory instructions
-// (see MMInstructions); at 8 and 16 GPUs 73.4M and 134.7M.
+// A's rows are indexed by the local id (.cl line 55: globalPosA = i*lSizeX
+// + lIdX + (lIdY << TILEY_SHIFT)*temp), so every workgroup reads the same
+// 32 rows of A: MGPUSim's kernel computes a wrong product, and its
+// benchmark's check does not run (its inner loop tests i, not j). It is
+// the kernel the OASIS paper's simulator executed, and what makes MM_A
+// shared-read-only in its Fig. 5 and MM about half private in its Fig. 20;
+// mgpu runs it as MGPUSim does. B's loads are the same address for the 8
+// lanes of one lx, so each coalesces to two lines of one row.
+//
+// At Table II that is 2704 wavefronts x 1877 = 5.08M memory instructions
+// (see MMInstructions).
 type MatrixMultiplication struct{}
 
 const (
 	// mmKernargBytes is MGPUSim's MatrixMultiplication kernel-argument
 	// struct, rounded up to 64 B.
 	mmKernargBytes = 64
-	// mmTileCycles is the work on one k-tile after its loads: ds_write of
-	// the A and B elements, s_barrier, 16 x (2 ds_read + v_fma) issued at
-	// 4 cycles each on GCN, about 64 cycles of LDS latency, and the closing
-	// barrier. An estimate; the papers give no instruction timing.
-	mmTileCycles = 256
+	// mmTile is the side of a workgroup's tile of C, and mmGroup the side
+	// of its 8x8 workgroup.
+	mmTile  = 32
+	mmGroup = 8
+	// mmBlockCycles is the work after a block's four A loads: four
+	// ds_write, the barrier and its LDS latency (about 64 cycles on
+	// GCN). mmFMACycles is the work after each group of four B loads:
+	// four ds_read and 64 v_mac_f32 at 4 cycles each on a GCN SIMD. Both
+	// are estimates; the papers give no instruction timing.
+	mmBlockCycles = 96
+	mmFMACycles   = 272
+	// mmBLoads is the B loads of one block (j = 0, 4, .., 28, four each).
+	mmBLoads = 4 * mmTile / 4
 )
 
 // MMSize: MatrixMultiplication, 32 MB and 4 objects in OASIS Table II;
@@ -74,14 +95,14 @@ func MMSide(p benchmarks.Params) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return squareSide(fp, 3, benchmarks.Tile), nil
+	return squareSide(fp, 3, mmTile), nil
 }
 
 // MMInstructions is the number of memory instructions mm issues for matrix
 // side n (over all wavefronts).
 func MMInstructions(n int) uint64 {
-	tiles := uint64(n / benchmarks.Tile)
-	return tiles * tiles * tileWavefronts * (2 + 2*tiles)
+	blocks := uint64(n / mmTile)
+	return blocks * blocks * (1 + blocks*(4+mmBLoads) + 4)
 }
 
 // Setup implements Workload.
@@ -103,37 +124,60 @@ func (MatrixMultiplication) Setup(alloc *objtable.Allocator, p benchmarks.Params
 	}
 	ids := benchmarks.LastObjects(alloc, 4)
 	a, b, c := ptr[0], ptr[1], ptr[2]
-	tiles := n / benchmarks.Tile
-	last := 1 + 2*tiles
+	nb := n / mmTile
+	perBlock := 4 + mmBLoads
+	last := 1 + nb*perBlock // the first store of C
 	return []benchmarks.Kernel{{
 		Name:                   "mmmKernel_local",
 		Args:                   ids,
-		Workgroups:             tiles * tiles,
-		WavefrontsPerWorkgroup: tileWavefronts,
-		Wavefront: func(wg, wf, _ int) benchmarks.Stream {
-			x0 := wg % tiles * benchmarks.Tile
-			y0 := wg/tiles*benchmarks.Tile + wf*benchmarks.TileRows
-			return &benchmarks.Loop{N: last + 1, Gen: func(i int, ins *benchmarks.Instruction) {
+		Workgroups:             nb * nb,
+		WavefrontsPerWorkgroup: 1,
+		Wavefront: func(wg, _, _ int) benchmarks.Stream {
+			gx, gy := wg%nb, wg/nb
+			return &benchmarks.Loop{N: last + 4, Gen: func(i int, ins *benchmarks.Instruction) {
 				switch {
 				case i == 0:
 					benchmarks.GenKernarg(ins, karg)
-				case i == last:
-					ins.Compute = mmTileCycles
+				case i >= last: // C, rows 32*gy + 4*ly + k
 					ins.Write = true
-					benchmarks.FillRows(ins, c, n, y0, x0)
-				case i%2 == 1: // A tile of k-tile (i-1)/2
-					kt := (i - 1) / 2
-					if kt == 0 {
-						ins.Compute = benchmarks.IndexCycles
-					} else {
-						ins.Compute = mmTileCycles
+					if i == last {
+						ins.Compute = mmFMACycles
 					}
-					benchmarks.FillRows(ins, a, n, y0, kt*benchmarks.Tile)
-				default: // B tile of k-tile (i-2)/2
-					kt := (i - 2) / 2
-					benchmarks.FillRows(ins, b, n, kt*benchmarks.Tile+wf*benchmarks.TileRows, x0)
+					fillMM(ins, c, n, mmTile*gy+i-last, 4, mmTile*gx, 4)
+				default:
+					blk, r := (i-1)/perBlock, (i-1)%perBlock
+					switch {
+					case r < 4: // A, rows 4*ly + r: the local id, as MGPUSim's kernel
+						switch {
+						case r > 0:
+						case blk == 0:
+							ins.Compute = benchmarks.IndexCycles
+						default:
+							ins.Compute = mmFMACycles
+						}
+						fillMM(ins, a, n, r, 4, mmTile*blk, 4)
+					default: // B, row 32*blk + (r-4), every ly alike
+						if r == 4 {
+							ins.Compute = mmBlockCycles
+						} else if (r-4)%4 == 0 {
+							ins.Compute = mmFMACycles
+						}
+						fillMM(ins, b, n, mmTile*blk+r-4, 0, mmTile*gx, 4)
+					}
 				}
 			}}
 		},
 	}}, nil
+}
+
+// fillMM fills the 64 lanes of an 8x8 workgroup: lane ly*8 + lx accesses
+// the float4 at row row0 + rowStep*ly, float column col0 + colStep*lx.
+func fillMM(in *benchmarks.Instruction, base uint64, pitch, row0, rowStep, col0, colStep int) {
+	in.Lanes = benchmarks.WavefrontSize
+	for ly := 0; ly < mmGroup; ly++ {
+		a := base + uint64((row0+rowStep*ly)*pitch+col0)*benchmarks.FloatBytes
+		for lx := 0; lx < mmGroup; lx++ {
+			in.Addr[ly*mmGroup+lx] = a + uint64(colStep*lx)*benchmarks.FloatBytes
+		}
+	}
 }

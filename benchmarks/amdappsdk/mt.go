@@ -5,12 +5,14 @@ import (
 	"github.com/mgpu-sim/mgpu/objtable"
 )
 
-// MatrixTranspose is AMDAPPSDK's MatrixTranspose as MGPUSim runs it.
+// MatrixTranspose is AMDAPPSDK's MatrixTranspose as MGPUSim runs it
+// (sarchlab/mgpusim v3.0.3, benchmarks/amdappsdk/matrixtranspose:
+// MatrixTranspose_Kernels.cl and matrixtranspose.go).
 //
-// Shape: a square float32 matrix of side n, a multiple of 16 chosen so that
-// input plus output come closest to the paper footprint (MTSize times
-// Params.Scale): n = 2896 at Table II (64 MB), 4576 at 8 GPUs (160 MB), 6480
-// at 16 GPUs (320 MB).
+// Shape: a square float32 matrix of side n, a multiple of 64 (one
+// workgroup's tile) chosen so that input plus output come closest to the
+// paper footprint (MTSize times Params.Scale): n = 2880 at Table II
+// (63.3 MB).
 //
 // Objects, in allocation (ID) order:
 //
@@ -19,27 +21,28 @@ import (
 //	2 "kernarg" 48 B: two pointers, the LDS pointer with padding and three
 //	            hidden global offsets; see benchmarks.AllocKernarg for why it is here.
 //
-// One kernel, (n/16)^2 workgroups of 16x16 work-items (4 wavefronts).
-// Workgroup wg handles tile (tx, ty) = (wg mod n/16, wg div n/16), x
-// fastest as OpenCL numbers workgroups. Work-item (x, y) of the tile is lane
-// (y mod 4)*16 + x of wavefront y/4. Each wavefront issues three memory
-// instructions:
+// One kernel, (n/64)^2 workgroups of 16x16 work-items (4 wavefronts), each
+// work-item moving a 4x4 block of floats as float4s, so a workgroup moves a
+// 64x64 tile (matrixtranspose.go: blockSize 16, elemsPerThread1Dim 4).
+// Workgroup wg is group (gx, gy) = (wg mod n/64, wg div n/64), x fastest
+// as OpenCL numbers workgroups, and the kernel reshuffles groups along
+// diagonals (.cl lines 50-52): giy = gx, gix = (gx + gy) mod n/64. Work-item
+// (lix, liy) is lane (liy mod 4)*16 + lix of wavefront liy/4. Each
+// wavefront issues nine memory instructions:
 //
 //  1. the scalar load of the kernel arguments (1 lane, object 2);
-//  2. a read of input[ty*16+y][tx*16+x]: 4 rows of 16 consecutive floats,
-//     4 lines, coalesced along rows;
+//  2. four loads k = 0..3 of input rows 64*giy + 4*liy + k at float4
+//     column 16*gix + lix: 4 rows of 256 consecutive bytes each;
 //  3. after the tile has gone through LDS (ds_write, barrier, ds_read,
-//     modelled as Compute cycles), a write of output[tx*16+x][ty*16+y]:
-//     lanes with consecutive x stride by the row pitch, so one instruction
-//     spans 16 rows, 16 lines and (with 4 KB pages and n >= 1024) 16 pages.
-//     This is the scatter pattern the brief of this model asks for.
+//     modelled as Compute cycles), four stores j = 0..3 of output rows
+//     64*gix + 4*liy + j at float4 column 16*giy + lix, row-wise coalesced
+//     as the LDS read-back makes them (.cl lines 72-88).
 //
-// Known simplifications: AMDAPPSDK's kernel reshuffles workgroups along
-// diagonals to spread DRAM banks and writes the transposed tile from LDS
-// row by row; this model keeps the plain workgroup order and writes the
-// tile column-wise. Per workgroup the set of input and output elements, and
-// so of pages, is the same; only the per-instruction line count of the
-// write and which workgroup handles which tile differ.
+// The reshuffle is what decides sharing under a static split of the
+// workgroups over GPUs (MGPUSim's unified driver gives each GPU a
+// contiguous block of them, the mgpusim distribution): a page of a row
+// holds 16 column tiles, read by 16 consecutive gy, which span two GPUs,
+// so nearly every page is shared, as OASIS Fig. 20 shows for MT.
 type MatrixTranspose struct{}
 
 const (
@@ -50,8 +53,13 @@ const (
 	// of GCN LDS latency) and the transposed index arithmetic. An
 	// estimate; the papers give no instruction timing.
 	mtLDSCycles = 96
-	// mtInstructions is the memory instructions per wavefront.
-	mtInstructions = 3
+	// mtTile is the side of one workgroup's tile in floats, and
+	// mtVec the floats a work-item moves per access (a float4).
+	mtTile = 64
+	mtVec  = 4
+	// mtInstructions is the memory instructions per wavefront: the
+	// kernel arguments, four loads and four stores.
+	mtInstructions = 1 + 2*mtVec
 )
 
 // MTSize: MatrixTranspose, 64 MB and 3 objects in OASIS Table II; 160 MB
@@ -78,7 +86,7 @@ func MTSide(p benchmarks.Params) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return squareSide(fp, 2, benchmarks.Tile), nil
+	return squareSide(fp, 2, mtTile), nil
 }
 
 // Setup implements Workload.
@@ -101,26 +109,31 @@ func (MatrixTranspose) Setup(alloc *objtable.Allocator, p benchmarks.Params) ([]
 		return nil, err
 	}
 	ids := benchmarks.LastObjects(alloc, 3)
-	tiles := n / benchmarks.Tile
+	nb := n / mtTile
 	return []benchmarks.Kernel{{
 		Name:                   "matrixTranspose",
 		Args:                   ids,
-		Workgroups:             tiles * tiles,
+		Workgroups:             nb * nb,
 		WavefrontsPerWorkgroup: tileWavefronts,
 		Wavefront: func(wg, wf, _ int) benchmarks.Stream {
-			x0 := wg % tiles * benchmarks.Tile
-			y0 := wg/tiles*benchmarks.Tile + wf*benchmarks.TileRows
+			gx, gy := wg%nb, wg/nb
+			giy, gix := gx, (gx+gy)%nb // the kernel's diagonal reshuffle
+			liy0 := wf * benchmarks.TileRows
 			return &benchmarks.Loop{N: mtInstructions, Gen: func(i int, ins *benchmarks.Instruction) {
-				switch i {
-				case 0:
+				switch {
+				case i == 0:
 					benchmarks.GenKernarg(ins, karg)
-				case 1:
-					ins.Compute = benchmarks.IndexCycles
-					benchmarks.FillRows(ins, in, n, y0, x0)
+				case i <= mtVec:
+					if i == 1 {
+						ins.Compute = benchmarks.IndexCycles
+					}
+					fillFloat4Rows(ins, in, n, mtTile*giy+mtVec*liy0+i-1, mtTile*gix)
 				default:
-					ins.Compute = mtLDSCycles
+					if i == mtVec+1 {
+						ins.Compute = mtLDSCycles
+					}
 					ins.Write = true
-					fillColumns(ins, out, n, y0, x0)
+					fillFloat4Rows(ins, out, n, mtTile*gix+mtVec*liy0+i-1-mtVec, mtTile*giy)
 				}
 			}}
 		},

@@ -9,16 +9,16 @@ import (
 // tileWavefronts is the wavefront count of a 16x16 workgroup.
 const tileWavefronts = benchmarks.Tile * benchmarks.Tile / benchmarks.WavefrontSize
 
-// fillColumns fills the 64 lanes with the transposed block: lane r*16+c
-// gets element [col0+c][row0+r]. Lanes along c stride by the row pitch, so
-// one instruction spans 16 rows (16 lines, and 16 pages once a row is a
-// page or more).
-func fillColumns(in *benchmarks.Instruction, base uint64, pitch, row0, col0 int) {
+// fillFloat4Rows fills the 64 lanes with float4 accesses of four rows
+// that are mtVec apart: lane r*16+c reads the float4 at row row0+mtVec*r,
+// float column col0+mtVec*c, so each row is 256 consecutive bytes (MT's
+// loads and stores: work-item (lix, liy) accesses rows 4*liy+k).
+func fillFloat4Rows(in *benchmarks.Instruction, base uint64, pitch, row0, col0 int) {
 	in.Lanes = benchmarks.WavefrontSize
-	for c := 0; c < benchmarks.Tile; c++ {
-		a := base + uint64((col0+c)*pitch+row0)*benchmarks.FloatBytes
-		for r := 0; r < benchmarks.TileRows; r++ {
-			in.Addr[r*benchmarks.Tile+c] = a + uint64(r)*benchmarks.FloatBytes
+	for r := 0; r < benchmarks.TileRows; r++ {
+		a := base + uint64((row0+mtVec*r)*pitch+col0)*benchmarks.FloatBytes
+		for c := 0; c < benchmarks.Tile; c++ {
+			in.Addr[r*benchmarks.Tile+c] = a + uint64(mtVec*c)*benchmarks.FloatBytes
 		}
 	}
 }

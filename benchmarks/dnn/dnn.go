@@ -7,20 +7,22 @@ import (
 	"github.com/mgpu-sim/mgpu/objtable"
 )
 
-// The DNN workloads (i2c, c2d, lenet, vgg16, resnet18) are built from one
-// small tensor-operator framework, the way MGPUSim's DNN benchmarks run
-// DNN-Mark-style layers on its gputensor operators: every tensor is one
-// managed allocation (one object), and every operator is one kernel launch
-// over the whole batch. With several GPUs the launch's workgroups are
-// spread over them (the unified multi-GPU model OASIS evaluates), and since
-// every activation tensor is laid out batch outermost, each GPU works on a
-// contiguous slice of the batch: data parallelism, with the weights shared
-// and the pages at the slice boundaries touched by neighbouring GPUs (the
-// "adjacent" pattern of Table II).
+// The DNN workloads share one small tensor framework: every tensor is one
+// managed allocation (one object) and every operator one kernel launch
+// over the whole batch. With several GPUs a launch's workgroups are spread
+// over them (the unified multi-GPU model OASIS evaluates: one network on
+// one virtual device), and since activations are laid out batch
+// outermost, the GPUs split most kernels by images.
 //
 // The kernels are modelled at the level that decides page behaviour: which
-// elements each wavefront reads and writes, in 64-lane instructions. Three
-// kernel shapes cover every operator:
+// elements each wavefront reads and writes, in 64-lane instructions. There
+// are two kernel families. The DNN-Mark workloads OASIS trains (i2c, c2d,
+// lenet, vgg16, resnet18; layers.go, models.go) are built from MGPUSim's
+// gputensor operators (operator.go): per-call scratch buffers, copy
+// kernels, gemm_old, im2col_2d, workgroups of 64, frees. Tango's batched
+// inference networks (alexnet, squeezenet; inference.go) run on the two
+// shapes below (and the per-element im2col option of the training
+// networks on the first):
 //
 //   - elementwise: one work-item per output element, 256 per workgroup (4
 //     wavefronts); each operand is one instruction whose lanes are 64
@@ -32,28 +34,25 @@ import (
 //     per tile, the K loop in chunks of 16: per chunk each wavefront loads
 //     a quarter of the 64x16 tile of A and of the 16x64 tile of B with
 //     float4 (dwordx4) loads, one instruction each, and at the end the
-//     workgroup stores its C tile (4 float4 instructions per wavefront). Operands may be read transposed and batched; a batched
-//     GEMM whose C has batch stride 0 sums over the batch (split-K, each
-//     workgroup adding its image's contribution to C).
-//   - reduce: a per-channel sum over batch and space (bias gradients,
-//     batch-norm statistics).
+//     workgroup stores its C tile (4 float4 instructions per wavefront).
+//     Operands may be read transposed and batched; a batched GEMM whose C
+//     has batch stride 0 sums over the batch (split-K, each workgroup
+//     adding its image's contribution to C).
 //
 // Known simplifications, common to every DNN workload:
 //
 //   - Values are not computed; only addresses are. Compute cycles between
 //     memory instructions are estimates (the papers give no instruction
 //     mix).
-//   - The GEMM tile is fixed at 64x64 with K chunks of 16 (AMD's
+//   - The inference GEMM tile is fixed at 64x64 with K chunks of 16 (AMD's
 //     MIOpen/rocBLAS use tiles of this order); a real GEMM re-reads the
 //     same lines from L1/L2 across K, which is modelled by the simulated
 //     caches, not elided.
-//   - Atomic adds (split-K GEMM, reductions) are modelled as writes.
-//   - The softmax's row maximum and sum are not modelled as separate
-//     passes; the softmax kernel reads each logit once and writes each
-//     probability once.
+//   - Atomic adds (split-K GEMM) are modelled as writes.
 
-// dnnWorkgroup is the work-items per workgroup of the elementwise and
-// reduction kernels (256, 4 wavefronts), and dnnTile the GEMM output tile.
+// dnnWorkgroup is the work-items per workgroup of the inference
+// networks' elementwise kernels (256, 4 wavefronts), and dnnTile their
+// GEMM output tile.
 const (
 	dnnWorkgroup  = 256
 	dnnWavefronts = dnnWorkgroup / benchmarks.WavefrontSize
@@ -66,13 +65,19 @@ const (
 	dnnMACCycles  = 64
 )
 
-// tensor is one allocation of float32 elements (labels and pooling masks
-// are int32, the same size).
+// tensor is one allocation of float32 elements (labels, pooling masks and
+// index buffers are int32, the same size), or a slice of one (view).
 type tensor struct {
 	name string
 	ptr  uint64
 	id   int
 	n    int
+	// size is the gputensor size (operator.go); the inference networks
+	// leave it nil.
+	size []int
+	// view marks a slice of another tensor's allocation (gputensor
+	// Slice): it has that object's ID and cannot be freed.
+	view bool
 }
 
 // dnet collects the objects and kernel launches of a DNN workload. The
@@ -87,9 +92,15 @@ type dnet struct {
 	// accesses (elementwiseAccess, gemmAccess); the inference networks
 	// set it.
 	access bool
-	// perElementIm2col runs im2col a work-item per column element
-	// (Params.Im2col).
-	perElementIm2col bool
+	// im2colKernel is Params.Im2col: which kernel the gputensor Im2Col
+	// launches.
+	im2colKernel string
+	// pending is the objects freed since the last launch: the next
+	// launch's Frees. freed is every object freed so far, and host the
+	// objects the host wrote (operator.go).
+	pending []int
+	freed   map[int]bool
+	host    map[int]bool
 }
 
 // dnnKernargBytes is the kernel-argument buffer, sized for the largest
@@ -138,12 +149,17 @@ func (d *dnet) launch(name string, workgroups int, wf func(wg, wf int) benchmark
 	d.launchWG(name, workgroups, dnnWavefronts, wf, uses...)
 }
 
-// launchWG is launch with wavefronts wavefronts per workgroup.
+// launchWG is launch with wavefronts wavefronts per workgroup. The
+// objects freed since the previous launch are its Frees; a freed object
+// among its tensors is an error (a use after free).
 func (d *dnet) launchWG(name string, workgroups, wavefronts int, wf func(wg, wf int) benchmarks.Stream, uses ...*tensor) {
 	d.kernarg()
 	seen := map[int]bool{d.karg.id: true}
 	args := []int{}
 	for _, t := range uses {
+		if d.freed[t.id] && d.err == nil {
+			d.err = fmt.Errorf("%s: %s uses %q after its free", d.where(), name, t.name)
+		}
 		if !seen[t.id] {
 			seen[t.id] = true
 			args = append(args, t.id)
@@ -153,10 +169,12 @@ func (d *dnet) launchWG(name string, workgroups, wavefronts int, wf func(wg, wf 
 	d.kernels = append(d.kernels, benchmarks.Kernel{
 		Name:                   name,
 		Args:                   args,
+		Frees:                  d.pending,
 		Workgroups:             workgroups,
 		WavefrontsPerWorkgroup: wavefronts,
 		Wavefront:              func(wg, w, _ int) benchmarks.Stream { return wf(wg, w) },
 	})
+	d.pending = nil
 }
 
 // operand is one tensor an elementwise kernel touches: lane i (a work-item
@@ -325,59 +343,6 @@ func fillMat(in *benchmarks.Instruction, x mat, batch, r0, c0, rows, cols, tr, t
 	in.Lanes = active
 }
 
-// reduce launches a per-channel sum of src, an [n][c][hw] tensor, into each
-// of dst (c elements): one workgroup per (image, channel) plane, its 4
-// wavefronts striding over the plane, then one lane adding the partial sum
-// to dst (an atomic, modelled as a write). For hw below 64 (fully
-// connected layers) lanes are channels instead: one work-item per channel
-// loops over the batch.
-func (d *dnet) reduce(name string, src *tensor, n, c, hw int, dst ...*tensor) {
-	d.kernarg()
-	karg := d.karg
-	uses := append([]*tensor{src}, dst...)
-	if hw < benchmarks.WavefrontSize {
-		ops := []operand{}
-		for b := 0; b < n; b++ {
-			for j := 0; j < hw; j++ {
-				b, j := b, j
-				ops = append(ops, rd(src, func(ch int) int { return (b*c+ch)*hw + j }))
-			}
-		}
-		for _, t := range dst {
-			ops = append(ops, wr(t, nil))
-		}
-		d.elementwise(name, c, ops...)
-		return
-	}
-	perWF := benchmarks.CeilDiv(hw, dnnWorkgroup)
-	d.launch(name, n*c, func(wg, wf int) benchmarks.Stream {
-		plane := wg * hw
-		extra := 0
-		if wf == 0 {
-			extra = len(dst)
-		}
-		return &benchmarks.Loop{N: 1 + perWF + extra, Gen: func(i int, in *benchmarks.Instruction) {
-			switch {
-			case i == 0:
-				benchmarks.GenKernarg(in, karg.ptr)
-			case i <= perWF:
-				off := ((i-1)*dnnWavefronts + wf) * benchmarks.WavefrontSize
-				in.Compute = dnnElemCycles
-				active := 0
-				for l := 0; l < benchmarks.WavefrontSize && off+l < hw; l++ {
-					in.Addr[active] = src.ptr + uint64(plane+off+l)*benchmarks.FloatBytes
-					active++
-				}
-				in.Lanes = active
-			default:
-				in.Write = true
-				in.Lanes = 1
-				in.Addr[0] = dst[i-1-perWF].ptr + uint64(wg%c)*benchmarks.FloatBytes
-			}
-		}}
-	}, uses...)
-}
-
 // Access facts of the framework's launches (dnet.access), for the
 // inference networks: every tensor is Analysable. The index maps use only
 // the work-item index and the shapes, with no loaded index and no loop of
@@ -517,7 +482,7 @@ func (d *dnet) iterate(t *tensor, it benchmarks.LoopSpan) {
 	}
 }
 
-// ReadsIm2col reports whether w runs mgpu's im2col kernel, and so reads
+// ReadsIm2col reports whether w runs the gputensor Im2Col, and so reads
 // Params.Im2col: the DNN-Mark workloads (i2c, c2d, lenet, vgg16,
 // resnet18). Any other workload ignores it.
 func ReadsIm2col(w benchmarks.Workload) bool {

@@ -127,6 +127,14 @@ func (w inferNet) footprint(batch, div int) uint64 {
 	return a.Footprint()
 }
 
+// act is an activation: a tensor of n images of c x h x w elements.
+type act struct {
+	y       *tensor
+	c, h, w int
+}
+
+func (a *act) hw() int { return a.h * a.w }
+
 // imodel emits a forward pass over a batch of n images.
 type imodel struct {
 	*dnet
@@ -200,7 +208,8 @@ func (m *imodel) conv(name string, x *act, cout, k, stride, pad, groups int) *ac
 }
 
 // im2colGroup copies channels c0 .. c0+cin-1 of x into col [cin*k*k x
-// N*OH*OW], as dmodel.im2col does for all channels.
+// N*OH*OW], one work-item per column element (the per-element im2col
+// of the training networks, operator.go, over one group of channels).
 func (m *imodel) im2colGroup(x *act, col *tensor, c0, cin, k, stride, pad int) {
 	c, h, w := x.c, x.h, x.w
 	oh, ow := (h+2*pad-k)/stride+1, (w+2*pad-k)/stride+1

@@ -1,505 +1,513 @@
 package dnn
 
-import (
-	"fmt"
+import "fmt"
 
-	"github.com/mgpu-sim/mgpu/benchmarks"
-)
+// The training layers, as MGPUSim's benchmarks/dnn/layers (v3.0.3) runs
+// them on the gputensor operators (operator.go), and its trainer
+// (training/trainer.go, gputraining/dataparallelism.go with one network
+// on the unified device), loss (training/softmaxcrossentropy.go) and
+// optimiser (training/optimization/adam.go). "conv2d.go:N" and the like
+// below are lines of those files. Batch norm, dropout and the residual
+// block are not in MGPUSim; they are built the same way (operators of one
+// work-item per element in workgroups of 64, fresh outputs, gputensor's
+// own Sum, ElementWiseMul and ScaleAdd where they serve) and say so.
 
-// act is an activation: a tensor of n images of c x h x w elements, its
-// gradient, and whether the backward pass has written the gradient yet (a
-// second producer, the identity branch of a residual block, accumulates).
-type act struct {
-	y, dy   *tensor
-	c, h, w int
-	written bool
+// layer is MGPUSim's layers.Layer: forward returns a fresh output,
+// backward the input gradient (nil for a layer of index 0, which has
+// none to give).
+type layer interface {
+	forward(x *tensor) *tensor
+	backward(dy *tensor) *tensor
 }
 
-func (a *act) hw() int { return a.h * a.w }
-
-// dnnVariant is how a DNN program allocates its tensors. Table II gives
-// only each network's object count; frameworks differ in exactly these
-// choices, and each model states which it uses (see the model docs).
-type dnnVariant struct {
-	// freshPerIteration: activations and gradients are new allocations in
-	// every training iteration, as MGPUSim's gputensor operators allocate
-	// their outputs (parameters persist). Otherwise they are allocated once.
-	freshPerIteration bool
-	// inplaceReLU: ReLU overwrites its input and its gradient (no tensors).
-	inplaceReLU bool
-	// convBias: convolutions have a bias (not when batch norm follows).
-	convBias bool
-	// bnStats: batch norm keeps the batch mean and inverse deviation for
-	// the backward pass as tensors.
-	bnStats bool
-	// momentum: SGD with momentum, one velocity tensor per parameter.
-	momentum bool
-	// lossTensor: the loss layer writes the per-image loss to a tensor.
-	lossTensor bool
-	// reuseCol: the backward data GEMM writes the column gradient over the
-	// column buffer (the weight gradient has consumed it) instead of into
-	// a tensor of its own.
-	reuseCol bool
-	// inplaceAdd: the residual add accumulates into its first operand.
-	inplaceAdd bool
-	// aliasAddGrad: the residual add's output gradient is stored in its
-	// first operand's gradient (they are equal), so the add allocates only
-	// its output.
-	aliasAddGrad bool
-	// persistentGrads: parameter gradients are allocated once, like the
-	// parameters, even when activations are fresh per iteration.
-	persistentGrads bool
-	// persistentLabels: the labels are uploaded once, not with every batch.
-	persistentLabels bool
+// trainable is a layer with parameters: one parameters tensor and one
+// gradients tensor, which the optimiser updates.
+type trainable interface {
+	layer
+	parameters() (params, grads *tensor)
 }
 
-// dmodel builds a training program: layers record their forward, backward
-// and update kernels; run emits iterations of them.
-type dmodel struct {
-	*dnet
-	v      dnnVariant
-	n      int // batch
-	params map[string]*tensor
-	fresh  bool // allocate activations in this build
-	acts   map[string]*tensor
-	fwd    []func()
-	bwd    []func()
-	upd    []func()
+// composite is a layer made of others (the residual block); the
+// optimiser visits them in forward order.
+type composite interface {
+	sublayers() []layer
 }
 
-func newDModel(d *dnet, v dnnVariant, batch int) *dmodel {
-	return &dmodel{dnet: d, v: v, n: batch, params: map[string]*tensor{}, acts: map[string]*tensor{}}
+// paramTensors allocates a layer's parameters and gradients tensors
+// (conv2d.go:52-62, fullconnectedlayer.go:36-48): the host initialises
+// the parameters (Randomize, an Init host copy). The parameters tensor
+// is named name.weight: it is MGPUSim's parameters, the weights then the
+// bias (Slice views), which the figures call C2D's Parameters
+// (figures.paperObjectNames).
+func (d *dnet) paramTensors(name string, n int) (params, grads *tensor) {
+	params = d.create(name+".weight", n)
+	grads = d.create(name+".weight.grad", n)
+	d.hostInit(params)
+	return params, grads
 }
 
-// train emits iterations of the network def builds: forward in layer
-// order, backward in reverse, then the parameter updates.
-func (m *dmodel) train(iterations int, def func(m *dmodel)) {
-	for it := 0; it < iterations; it++ {
-		m.fwd, m.bwd, m.upd = nil, nil, nil
-		m.fresh = it == 0 || m.v.freshPerIteration
-		def(m)
-		for _, f := range m.fwd {
-			f()
+// conv2d is layers.Conv2D: weights [k, c, kh, kw] and bias [k] in one
+// parameters tensor, stride and padding equal in both dimensions.
+type conv2d struct {
+	d                           *dnet
+	name                        string
+	index                       int
+	c, h, w                     int // input
+	k, kh, kw                   int
+	stride, pad                 int
+	oh, ow                      int
+	params, grads               *tensor
+	weights, bias, wgrad, bgrad *tensor
+	fwdIn                       *tensor
+}
+
+func newConv2D(d *dnet, name string, index int, in [3]int, k, kernel, stride, pad int) *conv2d {
+	l := &conv2d{d: d, name: name, index: index, c: in[0], h: in[1], w: in[2], k: k, kh: kernel, kw: kernel,
+		stride: stride, pad: pad}
+	l.oh = (l.h-l.kh+2*pad)/stride + 1
+	l.ow = (l.w-l.kw+2*pad)/stride + 1
+	nw := k * l.c * l.kh * l.kw
+	l.params, l.grads = d.paramTensors(name, nw+k)
+	l.weights, l.bias = slice(l.params, 0, nw), slice(l.params, nw, nw+k)
+	l.wgrad, l.bgrad = slice(l.grads, 0, nw), slice(l.grads, nw, nw+k)
+	return l
+}
+
+func (l *conv2d) parameters() (params, grads *tensor) { return l.params, l.grads }
+
+// forward is conv2d.go:160-195: Clone(x) kept for backward; Im2Col of x;
+// Reshape (a copy) of the weights; Repeat of the bias over the columns
+// and its 2-D Transpose; Gemm(weights, columns, bias^T); the 4-D
+// Transpose of the [k, N, oh, ow] product to NCHW; then the column
+// matrix, the weight and bias matrices and the product are freed. Seven
+// launches.
+func (l *conv2d) forward(x *tensor) *tensor {
+	d, n := l.d, x.size[0]
+	l.fwdIn = d.clone(x, l.name+".forwardInput")
+	col := d.im2col(x, [2]int{l.kh, l.kw}, [2]int{l.pad, l.pad}, [2]int{l.stride, l.stride}, [2]int{1, 1}, [2]int{},
+		l.name+".col")
+	rows, cols := l.c*l.kh*l.kw, n*l.oh*l.ow
+	wm := d.reshape(l.weights, l.name+".weightMatrix", l.k, rows)
+	bm := sized(d.repeat(l.bias, cols, l.name+".biasMatrix"), cols, l.k)
+	bt := d.transpose(bm, []int{1, 0}, l.name+".biasMatrixT")
+	om := d.gemmT(false, false, wm, col, bt, l.name+".gemm")
+	out := d.transpose(sized(om, l.k, n, l.oh, l.ow), []int{1, 0, 2, 3}, l.name)
+	d.free(col, wm, bm, bt, om)
+	return out
+}
+
+// backward is conv2d.go:199-299. The weight gradient: 4-D Transposes of
+// the forward input and of dy, Im2Col of the transposed input with dy's
+// height and width as the kernel and the stride as the dilation, a Gemm
+// with zeros as C, and a Copy into the gradients; the five temporaries
+// freed. The bias gradient: Sum over axes 0, 2, 3 (three sum_one_axis
+// launches) and a Copy. The input gradient, only when the layer's index
+// is above 0: Dilate of dy by the stride, Im2Col of it with padding
+// k-1-pad, Rotate180 of the weights, its Transpose, a Gemm, and the 4-D
+// Transpose back to NCHW; six temporaries freed. Last the forward input's
+// clone is freed. 9 launches at index 0, 15 above.
+//
+// Where (H+2*pad-kh) is not a multiple of the stride (ResNet-18's
+// stride-2 layers; never in MGPUSim's LeNet and VGG16, whose
+// convolutions have stride 1), the field MGPUSim's Im2Col derives from
+// the sizes is one too many for the weight gradient and one too few for
+// the input gradient, and MGPUSim's Copy would panic on the size
+// mismatch. mgpu passes the field the layer needs (the kernel's, and the
+// input's): the same kernel, one column of windows fewer or one row of
+// padding more, an extrapolation. Elsewhere the override equals
+// MGPUSim's field.
+func (l *conv2d) backward(dy *tensor) *tensor {
+	d, n := l.d, dy.size[0]
+	xT := d.transpose(l.fwdIn, []int{1, 0, 2, 3}, l.name+".xT")
+	dyT := d.transpose(dy, []int{1, 0, 2, 3}, l.name+".dyT")
+	xCols := d.im2col(xT, [2]int{l.oh, l.ow}, [2]int{l.pad, l.pad}, [2]int{1, 1}, [2]int{l.stride, l.stride},
+		[2]int{l.kh, l.kw}, l.name+".xCols")
+	zeros := d.zeros(l.name+".zeros", l.k, l.c*l.kh*l.kw)
+	dW := d.gemmT(false, false, sized(dyT, l.k, n*l.oh*l.ow), sized(xCols, n*l.oh*l.ow, l.c*l.kh*l.kw), zeros,
+		l.name+".dW")
+	d.copyT(l.wgrad, dW)
+	d.free(dW, xT, dyT, xCols, zeros)
+
+	db := d.sum(dy, []int{0, 2, 3}, l.name+".dbias")
+	d.copyT(l.bgrad, db)
+	d.free(db)
+
+	var out *tensor
+	if l.index > 0 {
+		dd := d.dilate(dy, [2]int{l.stride, l.stride}, l.name+".dyDilate")
+		col := d.im2col(dd, [2]int{l.kh, l.kw}, [2]int{l.kh - 1 - l.pad, l.kw - 1 - l.pad}, [2]int{1, 1}, [2]int{1, 1},
+			[2]int{l.h, l.w}, l.name+".dyCols")
+		rot := d.rotate180(sized(l.weights, l.k, l.c, l.kh, l.kw), l.name+".kernelRot")
+		km := d.transpose(rot, []int{1, 0, 2, 3}, l.name+".kernelMatrix")
+		z := d.zeros(l.name+".dxZeros", l.c, n*l.h*l.w)
+		om := d.gemmT(false, false, sized(km, l.c, l.k*l.kh*l.kw), col, z, l.name+".dxGemm")
+		out = d.transpose(sized(om, l.c, n, l.h, l.w), []int{1, 0, 2, 3}, l.name+".dx")
+		d.free(dd, col, rot, km, z, om)
+	}
+	d.free(l.fwdIn)
+	return out
+}
+
+// fc is layers.FullyConnectedLayer: weights [in, out] then bias [out] in
+// one parameters tensor.
+type fc struct {
+	d                           *dnet
+	name                        string
+	index                       int
+	in, out                     int
+	params, grads               *tensor
+	weights, bias, wgrad, bgrad *tensor
+	fwdIn                       *tensor
+}
+
+func newFC(d *dnet, name string, index, in, out int) *fc {
+	l := &fc{d: d, name: name, index: index, in: in, out: out}
+	nw := in * out
+	l.params, l.grads = d.paramTensors(name, nw+out)
+	l.weights, l.bias = slice(l.params, 0, nw), slice(l.params, nw, nw+out)
+	l.wgrad, l.bgrad = slice(l.grads, 0, nw), slice(l.grads, nw, nw+out)
+	return l
+}
+
+func (l *fc) parameters() (params, grads *tensor) { return l.params, l.grads }
+
+// forward is fullconnectedlayer.go:71-90: Clone(x) kept for backward;
+// Reshapes (copies) of x and of the weights; Repeat of the bias over the
+// batch and its Reshape; Gemm; the four temporaries freed. Six launches.
+func (l *fc) forward(x *tensor) *tensor {
+	d, n := l.d, x.size[0]
+	l.fwdIn = d.clone(x, l.name+".forwardInput")
+	in := d.reshape(x, l.name+".in", n, l.in)
+	wm := d.reshape(l.weights, l.name+".weightMatrix", l.in, l.out)
+	bm := d.repeat(l.bias, n, l.name+".biasMatrix")
+	br := d.reshape(bm, l.name+".biasMatrixReshape", n, l.out)
+	out := d.gemmT(false, false, in, wm, br, l.name)
+	d.free(in, wm, bm, br)
+	return out
+}
+
+// backward is fullconnectedlayer.go:93-157: the gradients cleared on the
+// host; the weight gradient from Reshapes of the forward input and dy and
+// a Gemm with A transposed (a 2-D Transpose first) and zeros as C, Copied
+// into the gradients; the bias gradient by Sum over the batch and a Copy;
+// and, when the index is above 0, the input gradient from Reshapes of the
+// weights and dy and a Gemm with B transposed. Last the forward input's
+// clone is freed. 7 launches at index 0, 11 above.
+func (l *fc) backward(dy *tensor) *tensor {
+	d, n := l.d, dy.size[0]
+	d.hostInit(l.grads) // Clear
+	fIn := d.reshape(l.fwdIn, l.name+".fIn", n, l.in)
+	bIn := d.reshape(dy, l.name+".bIn", n, l.out)
+	z := d.zeros(l.name+".zeros", l.in, l.out)
+	g := d.gemmT(true, false, fIn, bIn, z, l.name+".dW")
+	d.copyT(l.wgrad, g)
+	d.free(fIn, bIn, z, g)
+
+	db := d.sum(sized(dy, n, l.out), []int{0}, l.name+".dbias")
+	d.copyT(l.bgrad, db)
+	d.free(db)
+
+	var out *tensor
+	if l.index > 0 {
+		wm := d.reshape(l.weights, l.name+".wM", l.in, l.out)
+		iM := d.reshape(dy, l.name+".iM", n, l.out)
+		z2 := d.zeros(l.name+".dxZeros", n, l.in)
+		out = d.gemmT(false, true, iM, wm, z2, l.name+".dx")
+		d.free(wm, iM, z2)
+	}
+	d.free(l.fwdIn)
+	return out
+}
+
+// relu is layers.ReluLayer (relulayer.go:24-36): forward Clones its input
+// (kept for backward) and runs reluForward; backward runs reluBackward
+// and frees the clone.
+type relu struct {
+	d     *dnet
+	name  string
+	fwdIn *tensor
+}
+
+func (l *relu) forward(x *tensor) *tensor {
+	l.fwdIn = l.d.clone(x, l.name+".forwardInput")
+	return l.d.reluForward(x, l.name)
+}
+
+func (l *relu) backward(dy *tensor) *tensor {
+	out := l.d.reluBackward(l.fwdIn, dy, l.name+".dx")
+	l.d.free(l.fwdIn)
+	return out
+}
+
+// pool is layers.AvgPoolingLayer (avgpooling.go:32-52) or
+// layers.MaxPoolingLayer (maxpooling.go:33-55): forward Clones its input
+// (MGPUSim keeps it for backward, which uses only its size) and pools;
+// backward pools back, then frees the clone (and the max mask).
+type pool struct {
+	d                   *dnet
+	name                string
+	max                 bool
+	kernel, pad, stride [2]int
+	fwdIn, mask         *tensor
+	outSize             []int
+}
+
+func (l *pool) forward(x *tensor) *tensor {
+	d := l.d
+	l.fwdIn = d.clone(x, l.name+".forwardInput")
+	var out *tensor
+	if l.max {
+		out, l.mask = d.maxPoolForward(x, l.kernel, l.pad, l.stride, l.name)
+	} else {
+		out = d.avgPoolForward(x, l.kernel, l.pad, l.stride, l.name)
+	}
+	l.outSize = out.size
+	return out
+}
+
+func (l *pool) backward(dy *tensor) *tensor {
+	d := l.d
+	dy = sized(dy, l.outSize...) // SetSize(forwardOutputSize)
+	var out *tensor
+	if l.max {
+		out = d.maxPoolBackward(l.fwdIn, dy, l.mask, l.kernel, l.pad, l.stride, l.name+".dx")
+		d.free(l.fwdIn, l.mask)
+	} else {
+		out = d.avgPoolBackward(l.fwdIn, dy, l.kernel, l.pad, l.stride, l.name+".dx")
+		d.free(l.fwdIn)
+	}
+	return out
+}
+
+// batchNorm is mgpu's batch normalisation for ResNet-18, which MGPUSim
+// does not have: an extrapolation in gputensor's style. The parameters
+// tensor holds gamma then beta. Forward: Clone(x) kept for backward; the
+// per-channel sums of x and of x*x by gputensor Sum over axes 0, 2, 3
+// (with ElementWiseMul for the squares, freed after), both kept for
+// backward; then the bn kernel, one work-item per element reading x and
+// its channel's sums, gamma and beta. Nine launches. Backward: gradients
+// cleared on the host; the beta gradient by Sum of dy and a Copy; dy
+// times the normalised input by a bn_xhat kernel, its Sum and a Copy
+// into the gamma gradient; the input gradient by a bn_grad kernel reading
+// dy, x, the sums and the parameters and their gradients per channel;
+// then the clone and the sums freed. Ten launches.
+type batchNorm struct {
+	d                          *dnet
+	name                       string
+	c                          int
+	params, grads              *tensor
+	gamma, beta, dgamma, dbeta *tensor
+	fwdIn, sum, sumSq          *tensor
+}
+
+func newBatchNorm(d *dnet, name string, c int) *batchNorm {
+	l := &batchNorm{d: d, name: name, c: c}
+	l.params, l.grads = d.paramTensors(name, 2*c)
+	l.gamma, l.beta = slice(l.params, 0, c), slice(l.params, c, 2*c)
+	l.dgamma, l.dbeta = slice(l.grads, 0, c), slice(l.grads, c, 2*c)
+	return l
+}
+
+func (l *batchNorm) parameters() (params, grads *tensor) { return l.params, l.grads }
+
+// channel maps element tid of an [n, c, h, w] tensor to its channel.
+func channel(size []int) func(int) int {
+	hw, c := size[2]*size[3], size[1]
+	return func(tid int) int { return tid / hw % c }
+}
+
+func (l *batchNorm) forward(x *tensor) *tensor {
+	d := l.d
+	ch := channel(x.size)
+	l.fwdIn = d.clone(x, l.name+".forwardInput")
+	l.sum = d.sum(x, []int{0, 2, 3}, l.name+".mean")
+	sq := d.elementWiseMul(x, x, l.name+".square")
+	l.sumSq = d.sum(sq, []int{0, 2, 3}, l.name+".meanSquare")
+	d.free(sq)
+	out := d.create(l.name, x.size...)
+	d.gtKernel("bn", x.n, []step{ld(x, self), ld(l.sum, ch), ld(l.sumSq, ch), ld(l.gamma, ch), ld(l.beta, ch),
+		st(out, self)})
+	return out
+}
+
+func (l *batchNorm) backward(dy *tensor) *tensor {
+	d := l.d
+	ch := channel(dy.size)
+	d.hostInit(l.grads) // Clear
+	db := d.sum(dy, []int{0, 2, 3}, l.name+".dbeta")
+	d.copyT(l.dbeta, db)
+	d.free(db)
+	xh := d.create(l.name+".dyXhat", dy.size...)
+	d.gtKernel("bn_xhat", dy.n, []step{ld(dy, self), ld(l.fwdIn, self), ld(l.sum, ch), ld(l.sumSq, ch), st(xh, self)})
+	dg := d.sum(xh, []int{0, 2, 3}, l.name+".dgamma")
+	d.copyT(l.dgamma, dg)
+	d.free(xh, dg)
+	out := d.create(l.name+".dx", dy.size...)
+	d.gtKernel("bn_grad", dy.n, []step{ld(dy, self), ld(l.fwdIn, self), ld(l.sum, ch), ld(l.sumSq, ch),
+		ld(l.gamma, ch), ld(l.dgamma, ch), ld(l.dbeta, ch), st(out, self)})
+	d.free(l.fwdIn, l.sum, l.sumSq)
+	return out
+}
+
+// dropout is mgpu's VGG16 dropout, which MGPUSim's VGG16 does not have:
+// an extrapolation in gputensor's style. Forward writes a fresh keep mask
+// and a fresh output, one work-item per element; backward a fresh input
+// gradient from the mask and dy, then frees the mask. Which elements are
+// dropped is a value, not an address.
+type dropout struct {
+	d    *dnet
+	name string
+	mask *tensor
+}
+
+func (l *dropout) forward(x *tensor) *tensor {
+	l.mask = l.d.create(l.name+".mask", x.size...)
+	out := l.d.create(l.name, x.size...)
+	l.d.gtKernel("dropout", x.n, []step{ld(x, self), st(l.mask, self), st(out, self)})
+	return out
+}
+
+func (l *dropout) backward(dy *tensor) *tensor {
+	out := l.d.create(l.name+".dx", l.mask.size...)
+	l.d.gtKernel("dropout_grad", dy.n, []step{ld(l.mask, self), ld(dy, self), st(out, self)})
+	l.d.free(l.mask)
+	return out
+}
+
+// basicBlock is ResNet-18's basic block, an extrapolation (MGPUSim has
+// no ResNet): conv, batch norm, ReLU, conv, batch norm on the main path;
+// the input, or a 1x1 strided conv with batch norm, on the shortcut; the
+// sum by gputensor ScaleAdd into a fresh tensor, then ReLU. Backward runs
+// the ReLU, hands its gradient unchanged to both paths (the sum's
+// gradient, no kernel), runs each path back and sums the two input
+// gradients with ScaleAdd.
+type basicBlock struct {
+	d            *dnet
+	name         string
+	conv1, conv2 *conv2d
+	bn1, bn2     *batchNorm
+	relu1, relu2 *relu
+	downConv     *conv2d
+	downBN       *batchNorm
+}
+
+func newBasicBlock(d *dnet, name string, index int, in [3]int, c, stride int) *basicBlock {
+	b := &basicBlock{d: d, name: name}
+	b.conv1 = newConv2D(d, name+".conv1", index, in, c, 3, stride, 1)
+	b.bn1 = newBatchNorm(d, name+".bn1", c)
+	b.relu1 = &relu{d: d, name: name + ".relu1"}
+	b.conv2 = newConv2D(d, name+".conv2", index+1, [3]int{c, b.conv1.oh, b.conv1.ow}, c, 3, 1, 1)
+	b.bn2 = newBatchNorm(d, name+".bn2", c)
+	if stride != 1 || in[0] != c {
+		b.downConv = newConv2D(d, name+".downsample", index+2, in, c, 1, stride, 0)
+		b.downBN = newBatchNorm(d, name+".downsample.bn", c)
+	}
+	b.relu2 = &relu{d: d, name: name + ".relu2"}
+	return b
+}
+
+func (b *basicBlock) sublayers() []layer {
+	ls := []layer{b.conv1, b.bn1, b.relu1, b.conv2, b.bn2}
+	if b.downConv != nil {
+		ls = append(ls, b.downConv, b.downBN)
+	}
+	return append(ls, b.relu2)
+}
+
+func (b *basicBlock) forward(x *tensor) *tensor {
+	y := b.relu1.forward(b.bn1.forward(b.conv1.forward(x)))
+	y = b.bn2.forward(b.conv2.forward(y))
+	short := x
+	if b.downConv != nil {
+		short = b.downBN.forward(b.downConv.forward(x))
+	}
+	return b.relu2.forward(b.d.scaleAdd(y, short, b.name+".add"))
+}
+
+func (b *basicBlock) backward(dy *tensor) *tensor {
+	dy = b.relu2.backward(dy)
+	main := b.conv1.backward(b.relu1.backward(b.bn1.backward(b.conv2.backward(b.bn2.backward(dy)))))
+	short := dy
+	if b.downConv != nil {
+		short = b.downConv.backward(b.downBN.backward(dy))
+	}
+	return b.d.scaleAdd(main, short, b.name+".dx")
+}
+
+// adamOpt is optimization.Adam (adam.go:32-57): on a layer's first update
+// its v history is a Clone of the gradients and its s history the
+// ElementWiseMul of another Clone with itself (that clone freed); every
+// update is one adam launch over the parameters.
+type adamOpt struct {
+	d    *dnet
+	hist map[int][2]*tensor
+}
+
+func (a *adamOpt) update(l trainable) {
+	d := a.d
+	p, g := l.parameters()
+	h, ok := a.hist[p.id]
+	if !ok {
+		v := d.clone(g, p.name+".adamV")
+		s := d.clone(g, p.name+".adamS0")
+		sq := d.elementWiseMul(s, s, p.name+".adamS")
+		d.free(s)
+		h = [2]*tensor{v, sq}
+		a.hist[p.id] = h
+	}
+	d.adam(p, g, h[0], h[1])
+}
+
+// softmaxCrossEntropy is training.SoftmaxCrossEntropy.Loss
+// (softmaxcrossentropy.go:18-32): Softmax of the logits, the loss on the
+// CPU (operator.go:1277-1305, no kernel), the derivative from the logits
+// and the labels, then the softmax freed. Four launches.
+func (d *dnet) softmaxCrossEntropy(logits *tensor) *tensor {
+	if len(logits.size) != 2 {
+		d.err = fmt.Errorf("%s: loss of %q of size %v", d.where(), logits.name, logits.size)
+		return logits
+	}
+	sm := d.softmax(logits, "softmax")
+	der := d.softmaxCEDerivative(logits, "softmax.grad")
+	d.free(sm)
+	return der
+}
+
+// flatten lists layers and the sublayers of composite ones in forward
+// order.
+func flatten(ls []layer) []layer {
+	var out []layer
+	for _, l := range ls {
+		if c, ok := l.(composite); ok {
+			out = append(out, flatten(c.sublayers())...)
+			continue
 		}
-		for i := len(m.bwd) - 1; i >= 0; i-- {
-			m.bwd[i]()
+		out = append(out, l)
+	}
+	return out
+}
+
+// train runs batches training steps of a network on n images of size
+// in (gputraining's DataParallelismMultiGPUTrainer with one network, which
+// is what a unified device gives it): per batch the data source's
+// CreateWithData of the input, forward through the layers, the loss,
+// backward in reverse, then Adam over the layers in order.
+func (d *dnet) train(batches, n int, in [3]int, layers []layer) {
+	opt := &adamOpt{d: d, hist: map[int][2]*tensor{}}
+	for b := 0; b < batches; b++ {
+		x := d.create("input", n, in[0], in[1], in[2])
+		d.hostInit(x)
+		for _, l := range layers {
+			x = l.forward(x)
 		}
-		for _, f := range m.upd {
-			f()
+		dy := d.softmaxCrossEntropy(x)
+		for i := len(layers) - 1; i >= 0 && dy != nil; i-- {
+			dy = layers[i].backward(dy)
 		}
-	}
-}
-
-// param returns the persistent tensor of that name, allocating it once.
-func (m *dmodel) param(name string, n int) *tensor {
-	if t, ok := m.params[name]; ok {
-		return t
-	}
-	t := m.tensor(name, n)
-	m.params[name] = t
-	return t
-}
-
-// activation returns the tensor for this iteration: a new allocation when
-// the build is fresh, the earlier one otherwise.
-func (m *dmodel) activation(name string, n int) *tensor {
-	if t, ok := m.acts[name]; ok && !m.fresh {
-		return t
-	}
-	t := m.tensor(name, n)
-	m.acts[name] = t
-	return t
-}
-
-// newAct allocates an activation and its gradient (the gradient only if
-// grad is set: the network input has none).
-func (m *dmodel) newAct(name string, c, h, w int, grad bool) *act {
-	a := &act{c: c, h: h, w: w}
-	a.y = m.activation(name, m.n*c*h*w)
-	if grad {
-		a.dy = m.activation(name+".grad", m.n*c*h*w)
-	}
-	return a
-}
-
-// input is the batch of images and its labels.
-func (m *dmodel) input(c, h, w int) (*act, *tensor) {
-	x := m.newAct("input", c, h, w, false)
-	if m.v.persistentLabels {
-		return x, m.param("labels", m.n)
-	}
-	labels := m.activation("labels", m.n)
-	return x, labels
-}
-
-// sgd updates a parameter from its gradient (and velocity).
-func (m *dmodel) sgd(p, g *tensor) {
-	ops := []operand{rd(p, nil), rd(g, nil)}
-	if m.v.momentum {
-		v := m.param(p.name+".velocity", p.n)
-		ops = append(ops, rd(v, nil), wr(v, nil))
-	}
-	ops = append(ops, wr(p, nil))
-	m.upd = append(m.upd, func() { m.vector("sgd", p.n, ops...) })
-}
-
-// grad returns a parameter gradient: persistent like the parameter unless
-// gradients are fresh per iteration.
-func (m *dmodel) grad(name string, n int) *tensor {
-	if m.v.persistentGrads {
-		return m.param(name+".grad", n)
-	}
-	return m.activation(name+".grad", n)
-}
-
-// writeGrad is the operand list that stores a layer's input gradient:
-// a plain write the first time, read-add-write when a second consumer
-// (a residual branch) already wrote it.
-func writeGrad(a *act, idx func(int) int) []operand {
-	if a.written {
-		return []operand{rd(a.dy, idx), wr(a.dy, idx)}
-	}
-	a.written = true
-	return []operand{wr(a.dy, idx)}
-}
-
-// conv is a 2D convolution as MGPUSim's gputensor runs it: im2col of the
-// whole batch into col [C*k*k x N*OH*OW], one GEMM with the weights
-// [Cout x C*k*k] into g [Cout x N*OH*OW], a transpose of g into the NCHW
-// output, and the bias. Backward transposes the output gradient back into
-// g (the buffer is reused), computes the weight gradient as a GEMM summed
-// over images (split-K), the bias gradient by a reduction, and, unless x
-// is the network input, the column gradient dcol = W^T g and col2im into
-// x's gradient.
-func (m *dmodel) conv(name string, x *act, cout, k, stride, pad int) *act {
-	oh, ow := (x.h+2*pad-k)/stride+1, (x.w+2*pad-k)/stride+1
-	ckk, np := x.c*k*k, m.n*oh*ow
-	w := m.param(name+".weight", cout*ckk)
-	var b, db *tensor
-	if m.v.convBias {
-		b = m.param(name+".bias", cout)
-	}
-	col := m.activation(name+".col", ckk*np)
-	g := m.activation(name+".gemm", cout*np)
-	y := m.newAct(name, cout, oh, ow, true)
-	dw := m.grad(name+".weight", cout*ckk)
-	if b != nil {
-		db = m.grad(name+".bias", cout)
-	}
-	var dcol *tensor
-	if x.dy != nil {
-		dcol = col
-		if !m.v.reuseCol {
-			dcol = m.activation(name+".col.grad", ckk*np)
-		}
-	}
-	c, h, wd := x.c, x.h, x.w
-	// gIdx maps NCHW output element e to g [Cout x N*OH*OW].
-	gIdx := func(e int) int {
-		n, r := e/(cout*oh*ow), e%(cout*oh*ow)
-		co, p := r/(oh*ow), r%(oh*ow)
-		return co*np + n*oh*ow + p
-	}
-	chIdx := func(e int) int { return e / (oh * ow) % cout }
-	m.fwd = append(m.fwd, func() {
-		m.im2col(x, col, k, stride, pad)
-		m.gemm("gemm", cout, np, ckk, 1, mat{t: w, ld: ckk}, mat{t: col, ld: np}, mat{t: g, ld: np}, false)
-		m.elementwise("transpose", y.y.n, rd(g, gIdx), wr(y.y, nil))
-		if b != nil {
-			m.elementwise("bias", y.y.n, rd(y.y, nil), rd(b, chIdx), wr(y.y, nil))
-		}
-	})
-	m.bwd = append(m.bwd, func() {
-		m.elementwise("transpose", y.y.n, rd(y.dy, nil), wr(g, gIdx))
-		// The split-K weight-gradient GEMM accumulates: zero dW first.
-		m.vector("fill", dw.n, wr(dw, nil))
-		// dW = sum over images of g_n [Cout x OH*OW] x col_n^T.
-		m.gemm("gemm", cout, ckk, oh*ow, m.n,
-			mat{t: g, ld: np, batchStride: oh * ow}, mat{t: col, ld: np, trans: true, batchStride: oh * ow},
-			mat{t: dw, ld: ckk}, false)
-		if db != nil {
-			m.reduce("bias_grad", y.dy, m.n, cout, oh*ow, db)
-		}
-		if dcol == nil {
-			return
-		}
-		m.gemm("gemm", ckk, np, cout, 1, mat{t: w, ld: ckk, trans: true}, mat{t: g, ld: np}, mat{t: dcol, ld: np}, false)
-		// col2im: each input element sums the column entries that copied it.
-		ops := []operand{}
-		for kk := 0; kk < k*k; kk++ {
-			ky, kx := kk/k, kk%k
-			ops = append(ops, rd(dcol, func(e int) int {
-				n, r := e/(c*h*wd), e%(c*h*wd)
-				ci, iy, ix := r/(h*wd), r/wd%h, r%wd
-				py, px := iy+pad-ky, ix+pad-kx
-				if py < 0 || px < 0 || py%stride != 0 || px%stride != 0 || py/stride >= oh || px/stride >= ow {
-					return -1
-				}
-				return (ci*k*k+kk)*np + n*oh*ow + py/stride*ow + px/stride
-			}))
-		}
-		ops = append(ops, writeGrad(x, nil)...)
-		m.elementwise("col2im", x.dy.n, ops...)
-	})
-	m.sgd(w, dw)
-	if b != nil {
-		m.sgd(b, db)
-	}
-	return y
-}
-
-// im2col copies x into col [C*k*k x N*OH*OW] the way MGPUSim's gputensor
-// runs it (its im2col.cl, launched with one work-item per column and 64
-// per workgroup): each work-item owns one output position of one image
-// and walks the C*k*k rows, reading per row the input element under its
-// window (nothing in the zero padding) and writing that row's column
-// element. A wavefront loads its kernel arguments once, then alternates
-// the gather read and the write, one row at a time. (Params.Im2col's
-// per-element kernel issues the same reads and writes from C*k*k times as
-// many wavefronts, each with its own kernarg load and far more
-// parallelism to hide remote latency behind.)
-func (m *dmodel) im2col(x *act, col *tensor, k, stride, pad int) {
-	c, h, w := x.c, x.h, x.w
-	oh, ow := (h+2*pad-k)/stride+1, (w+2*pad-k)/stride+1
-	np, rows := m.n*oh*ow, c*k*k
-	// at is the input element that column j of row copies, -1 in the
-	// zero padding.
-	at := func(row, j int) int {
-		ci, kk := row/(k*k), row%(k*k)
-		n, p := j/(oh*ow), j%(oh*ow)
-		iy := p/ow*stride - pad + kk/k
-		ix := p%ow*stride - pad + kk%k
-		if iy < 0 || iy >= h || ix < 0 || ix >= w {
-			return -1
-		}
-		return ((n*c+ci)*h+iy)*w + ix
-	}
-	if m.perElementIm2col {
-		m.elementwise("im2col", rows*np, rd(x.y, func(e int) int { return at(e/np, e%np) }), wr(col, nil))
-		return
-	}
-	m.kernarg()
-	karg, src, dst := m.karg, x.y, col
-	m.launchWG("im2col", benchmarks.CeilDiv(np, benchmarks.WavefrontSize), 1, func(wg, _ int) benchmarks.Stream {
-		base := wg * benchmarks.WavefrontSize
-		lanes := min(benchmarks.WavefrontSize, np-base)
-		return &benchmarks.Loop{N: 1 + 2*rows, Gen: func(s int, in *benchmarks.Instruction) {
-			if s == 0 {
-				benchmarks.GenKernarg(in, karg.ptr)
-				return
+		for _, l := range flatten(layers) {
+			if t, ok := l.(trainable); ok {
+				opt.update(t)
 			}
-			row := (s - 1) / 2
-			in.Compute = dnnElemCycles
-			if (s-1)%2 == 1 {
-				in.Write = true
-				for l := 0; l < lanes; l++ {
-					in.Addr[l] = dst.ptr + uint64(row*np+base+l)*benchmarks.FloatBytes
-				}
-				in.Lanes = lanes
-				return
-			}
-			active := 0
-			for l := 0; l < lanes; l++ {
-				if e := at(row, base+l); e >= 0 {
-					in.Addr[active] = src.ptr + uint64(e)*benchmarks.FloatBytes
-					active++
-				}
-			}
-			in.Lanes = active
-		}}
-	}, src, dst)
-}
-
-// relu is the rectifier, out of place unless the variant says in place.
-func (m *dmodel) relu(name string, x *act) *act {
-	if m.v.inplaceReLU {
-		m.fwd = append(m.fwd, func() { m.vector("relu", x.y.n, rd(x.y, nil), wr(x.y, nil)) })
-		m.bwd = append(m.bwd, func() {
-			m.vector("relu_grad", x.y.n, rd(x.y, nil), rd(x.dy, nil), wr(x.dy, nil))
-		})
-		return x
-	}
-	y := m.newAct(name, x.c, x.h, x.w, true)
-	m.fwd = append(m.fwd, func() { m.vector("relu", x.y.n, rd(x.y, nil), wr(y.y, nil)) })
-	m.bwd = append(m.bwd, func() {
-		m.vector("relu_grad", x.y.n, append([]operand{rd(y.y, nil), rd(y.dy, nil)}, writeGrad(x, nil)...)...)
-	})
-	return y
-}
-
-// maxpool is a non-overlapping k x k max pooling with its argmax mask.
-func (m *dmodel) maxpool(name string, x *act, k int) *act {
-	oh, ow := x.h/k, x.w/k
-	y := m.newAct(name, x.c, oh, ow, true)
-	mask := m.activation(name+".mask", y.y.n)
-	h, w := x.h, x.w
-	win := func(dy, dx int) func(int) int {
-		return func(e int) int {
-			nc, p := e/(oh*ow), e%(oh*ow)
-			return (nc*h+p/ow*k+dy)*w + p%ow*k + dx
 		}
 	}
-	// outOf maps an input element to the output element of its window.
-	outOf := func(e int) int {
-		nc, r := e/(h*w), e%(h*w)
-		iy, ix := r/w, r%w
-		if iy/k >= oh || ix/k >= ow {
-			return -1
-		}
-		return (nc*oh+iy/k)*ow + ix/k
-	}
-	m.fwd = append(m.fwd, func() {
-		ops := []operand{}
-		for i := 0; i < k*k; i++ {
-			ops = append(ops, rd(x.y, win(i/k, i%k)))
-		}
-		m.elementwise("maxpool", y.y.n, append(ops, wr(y.y, nil), wr(mask, nil))...)
-	})
-	m.bwd = append(m.bwd, func() {
-		m.elementwise("maxpool_grad", x.y.n, append([]operand{rd(mask, outOf), rd(y.dy, outOf)}, writeGrad(x, nil)...)...)
-	})
-	return y
-}
-
-// avgpool is a global average pooling to c x 1 x 1.
-func (m *dmodel) avgpool(name string, x *act) *act {
-	y := m.newAct(name, x.c, 1, 1, true)
-	hw := x.hw()
-	m.fwd = append(m.fwd, func() {
-		ops := []operand{}
-		for j := 0; j < hw; j++ {
-			j := j
-			ops = append(ops, rd(x.y, func(e int) int { return e*hw + j }))
-		}
-		m.elementwise("avgpool", y.y.n, append(ops, wr(y.y, nil))...)
-	})
-	m.bwd = append(m.bwd, func() {
-		m.elementwise("avgpool_grad", x.y.n, append([]operand{rd(y.dy, func(e int) int { return e / hw })}, writeGrad(x, nil)...)...)
-	})
-	return y
-}
-
-// fc is a fully connected layer: y [N x out] = x [N x in] W [in x out] + b.
-func (m *dmodel) fc(name string, x *act, out int) *act {
-	in := x.c * x.hw()
-	w := m.param(name+".weight", in*out)
-	b := m.param(name+".bias", out)
-	y := m.newAct(name, out, 1, 1, true)
-	dw, db := m.grad(name+".weight", in*out), m.grad(name+".bias", out)
-	n := m.n
-	m.fwd = append(m.fwd, func() {
-		m.gemm("gemm", n, out, in, 1, mat{t: x.y, ld: in}, mat{t: w, ld: out}, mat{t: y.y, ld: out}, false)
-		m.elementwise("bias", y.y.n, rd(y.y, nil), rd(b, func(e int) int { return e % out }), wr(y.y, nil))
-	})
-	m.bwd = append(m.bwd, func() {
-		m.gemm("gemm", in, out, n, 1, mat{t: x.y, ld: in, trans: true}, mat{t: y.dy, ld: out}, mat{t: dw, ld: out}, false)
-		m.reduce("bias_grad", y.dy, n, out, 1, db)
-		if x.dy != nil {
-			acc := x.written
-			x.written = true
-			m.gemm("gemm", n, in, out, 1, mat{t: y.dy, ld: out}, mat{t: w, ld: out, trans: true}, mat{t: x.dy, ld: in}, acc)
-		}
-	})
-	m.sgd(w, dw)
-	m.sgd(b, db)
-	return y
-}
-
-// batchnorm normalises per channel over batch and space: a reduction for
-// the statistics, then an elementwise scale and shift; backward reduces
-// the gamma and beta gradients and computes the input gradient.
-func (m *dmodel) batchnorm(name string, x *act) *act {
-	gamma, beta := m.param(name+".gamma", x.c), m.param(name+".beta", x.c)
-	y := m.newAct(name, x.c, x.h, x.w, true)
-	dgamma, dbeta := m.grad(name+".gamma", x.c), m.grad(name+".beta", x.c)
-	var mean, inv *tensor
-	stats := []*tensor{}
-	if m.v.bnStats {
-		mean, inv = m.activation(name+".mean", x.c), m.activation(name+".invstd", x.c)
-		stats = []*tensor{mean, inv}
-	}
-	hw, c := x.hw(), x.c
-	ch := func(e int) int { return e / hw % c }
-	perCh := func(ts ...*tensor) []operand {
-		ops := []operand{}
-		for _, t := range ts {
-			ops = append(ops, rd(t, ch))
-		}
-		return ops
-	}
-	m.fwd = append(m.fwd, func() {
-		if len(stats) > 0 {
-			m.reduce("bn_stats", x.y, m.n, c, hw, stats...)
-		}
-		ops := append([]operand{rd(x.y, nil)}, perCh(append(stats, gamma, beta)...)...)
-		m.vector("bn", y.y.n, append(ops, wr(y.y, nil))...)
-	})
-	m.bwd = append(m.bwd, func() {
-		m.reduce("bn_param_grad", y.dy, m.n, c, hw, dgamma, dbeta)
-		ops := append([]operand{rd(y.dy, nil), rd(x.y, nil)}, perCh(append(stats, gamma, dgamma, dbeta)...)...)
-		m.vector("bn_grad", x.y.n, append(ops, writeGrad(x, nil)...)...)
-	})
-	m.sgd(gamma, dgamma)
-	m.sgd(beta, dbeta)
-	return y
-}
-
-// add is the residual sum of two activations of the same shape.
-func (m *dmodel) add(name string, a, b *act) *act {
-	if a.y.n != b.y.n {
-		m.err = fmt.Errorf("%s: residual add of %d and %d elements", name, a.y.n, b.y.n)
-		return a
-	}
-	if m.v.inplaceAdd {
-		m.fwd = append(m.fwd, func() { m.vector("add", a.y.n, rd(a.y, nil), rd(b.y, nil), wr(a.y, nil)) })
-		m.bwd = append(m.bwd, func() { m.vector("add_grad", a.y.n, append([]operand{rd(a.dy, nil)}, writeGrad(b, nil)...)...) })
-		return a
-	}
-	if m.v.aliasAddGrad {
-		y := &act{y: m.activation(name, a.y.n), dy: a.dy, c: a.c, h: a.h, w: a.w}
-		m.fwd = append(m.fwd, func() { m.vector("add", y.y.n, rd(a.y, nil), rd(b.y, nil), wr(y.y, nil)) })
-		m.bwd = append(m.bwd, func() {
-			a.written = true
-			m.vector("add_grad", y.y.n, append([]operand{rd(y.dy, nil)}, writeGrad(b, nil)...)...)
-		})
-		return y
-	}
-	y := m.newAct(name, a.c, a.h, a.w, true)
-	m.fwd = append(m.fwd, func() { m.vector("add", y.y.n, rd(a.y, nil), rd(b.y, nil), wr(y.y, nil)) })
-	m.bwd = append(m.bwd, func() {
-		ops := append([]operand{rd(y.dy, nil)}, writeGrad(a, nil)...)
-		m.vector("add_grad", y.y.n, append(ops, writeGrad(b, nil)...)...)
-	})
-	return y
-}
-
-// softmaxLoss is the softmax with the cross-entropy loss: forward writes
-// the probabilities, backward the logits' gradient (probabilities minus
-// the one-hot labels).
-func (m *dmodel) softmaxLoss(x *act, labels *tensor) {
-	prob := m.activation("softmax", x.y.n)
-	classes := x.c
-	fwd := []operand{rd(x.y, nil), wr(prob, nil)}
-	if m.v.lossTensor {
-		loss := m.activation("loss", m.n)
-		fwd = append(fwd, rd(labels, func(e int) int { return e / classes }), wr(loss, func(e int) int { return e / classes }))
-	}
-	m.fwd = append(m.fwd, func() { m.elementwise("softmax", x.y.n, fwd...) })
-	m.bwd = append(m.bwd, func() {
-		m.elementwise("softmax_grad", x.y.n, append([]operand{rd(prob, nil), rd(labels, func(e int) int { return e / classes })},
-			writeGrad(x, nil)...)...)
-	})
-}
-
-// dropout zeroes a random subset of activations: forward writes the output
-// and the keep mask, backward masks the gradient. Which elements are
-// dropped is a value, not an address, so it does not matter here.
-func (m *dmodel) dropout(name string, x *act) *act {
-	y := m.newAct(name, x.c, x.h, x.w, true)
-	mask := m.activation(name+".mask", x.y.n)
-	m.fwd = append(m.fwd, func() { m.vector("dropout", x.y.n, rd(x.y, nil), wr(mask, nil), wr(y.y, nil)) })
-	m.bwd = append(m.bwd, func() {
-		m.vector("dropout_grad", x.y.n, append([]operand{rd(mask, nil), rd(y.dy, nil)}, writeGrad(x, nil)...)...)
-	})
-	return y
 }

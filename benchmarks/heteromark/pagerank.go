@@ -28,13 +28,17 @@ import (
 // is once read and once written; Hetero-Mark iterates to convergence,
 // which the instruction budget of about 3M at Table II does not allow).
 // Workgroups of 64 work-items, one wavefront per row as Hetero-Mark's
-// kernel assigns them (warp = 64 lanes per row). Wavefront row issues:
+// kernel assigns them (warp = 64 lanes per row). Wavefront row issues, as
+// MGPUSim's kernel does (sarchlab/mgpusim v3.0.3,
+// benchmarks/heteromark/pagerank/native/kernels.cl, lines 42-57):
 //
 //  1. the scalar load of the kernel arguments;
-//  2. the load of rowOffset[row] and rowOffset[row+1] (2 lanes);
-//  3. per 64 non-zeros: loads of col and val (consecutive) and a gather
+//  2. every lane's store of out[row] = 0 (one line);
+//  3. the load of rowOffset[row] and rowOffset[row+1] (2 lanes);
+//  4. per 64 non-zeros: loads of col and val (consecutive) and a gather
 //     of in[col[jj]];
-//  4. after the LDS reduction, lane 0's store of out[row].
+//  5. after the LDS reduction, lane 0's out[row] += sum: a load and a
+//     store, so out is read and written in every launch.
 type PageRank struct{}
 
 // PRSize is PageRank's footprint in OASIS Table II and III.
@@ -97,16 +101,21 @@ func (PageRank) Setup(alloc *objtable.Allocator, p benchmarks.Params) ([]benchma
 				nb := g.Nbrs(row)
 				chunks := benchmarks.CeilDiv(len(nb), benchmarks.WavefrontSize)
 				base := int(g.Off[row])
-				return &benchmarks.Loop{N: 3 + 3*chunks, Gen: func(i int, ins *benchmarks.Instruction) {
+				return &benchmarks.Loop{N: 5 + 3*chunks, Gen: func(i int, ins *benchmarks.Instruction) {
 					ins.Compute = benchmarks.GraphCycles
 					switch {
 					case i == 0:
 						benchmarks.GenKernarg(ins, karg)
-					case i == 1:
+					case i == 1: // y[row] = 0.0, by every lane
+						ins.Write, ins.Lanes = true, benchmarks.WavefrontSize
+						for l := range ins.Lanes {
+							ins.Addr[l] = out + uint64(row)*4
+						}
+					case i == 2:
 						ins.Lanes = 2
 						ins.Addr[0], ins.Addr[1] = off+uint64(row)*4, off+uint64(row+1)*4
-					case i < 2+3*chunks:
-						c, k := (i-2)/3, (i-2)%3
+					case i < 3+3*chunks:
+						c, k := (i-3)/3, (i-3)%3
 						lo, hi := c*benchmarks.WavefrontSize, min((c+1)*benchmarks.WavefrontSize, len(nb))
 						ins.Lanes = hi - lo
 						for l := lo; l < hi; l++ {
@@ -119,7 +128,10 @@ func (PageRank) Setup(alloc *objtable.Allocator, p benchmarks.Params) ([]benchma
 								ins.Addr[l-lo] = in + uint64(nb[l])*4
 							}
 						}
-					default:
+					case i == 3+3*chunks: // lane 0's y[row] += sum: the load
+						ins.Lanes, ins.Addr[0] = 1, out+uint64(row)*4
+					default: // and the store
+						ins.Compute = 0
 						ins.Write, ins.Lanes, ins.Addr[0] = true, 1, out+uint64(row)*4
 					}
 				}}

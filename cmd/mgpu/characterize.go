@@ -23,7 +23,7 @@ func cmdCharacterize(args []string, stdout, stderr io.Writer) error {
 		intervals int
 	)
 	f.register(fs, "characterize")
-	fs.StringVar(&dist, "distribution", "", "workgroup distribution: "+strings.Join(benchmarks.Schemes(), " | ")+" (default: the config's, greedy)")
+	fs.StringVar(&dist, "distribution", "", "workgroup distribution: "+strings.Join(benchmarks.Schemes(), " | ")+" (default: the config's distribution, mgpusim unless set)")
 	intVar(fs, &intervals, "intervals", characterize.DefaultIntervals, "equal slices of the access order for the page classes over time (Fig. 4/7)")
 	fs.StringVar(&out, "out", "", "output directory (default results/characterize/<workload>-<gpus>gpu)")
 	addLogLevelFlag(fs, &logLevel)
