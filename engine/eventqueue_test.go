@@ -15,10 +15,11 @@ type tick struct {
 }
 
 // TestEventQueuePopsInOrder: random pushes and pops, with many equal
-// times, leave the queue in (time, place) order, whatever the heap's
-// history.
+// times, in the current nanosecond, the next microseconds and far beyond
+// the calendar's ring, leave the queue in (time, place) order.
 func TestEventQueuePopsInOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
+	now := sim.VTimeInSec(0)
 	q := &eventQueue{}
 	var ref []queued // kept sorted
 	id := 0
@@ -28,6 +29,7 @@ func TestEventQueuePopsInOrder(t *testing.T) {
 		}
 		if q.Len() > 0 && r.IntN(2) == 0 {
 			e, tm, k := q.pop()
+			now = tm
 			want := ref[0]
 			ref = ref[1:]
 			if e != want.e || tm != want.t || k != want.k {
@@ -36,7 +38,17 @@ func TestEventQueuePopsInOrder(t *testing.T) {
 			continue
 		}
 		id++
-		tm := sim.VTimeInSec(r.IntN(50))
+		var tm sim.VTimeInSec
+		switch r.IntN(4) {
+		case 0: // this nanosecond, often this instant
+			tm = now + sim.VTimeInSec(r.IntN(3))*0.25e-9
+		case 1: // within the ring, on whole cycles
+			tm = now + sim.VTimeInSec(r.IntN(50))*1e-9
+		case 2: // within the ring, anywhere
+			tm = now + sim.VTimeInSec(r.Float64()*3e-6)
+		default: // beyond it
+			tm = now + sim.VTimeInSec(r.IntN(20))*3e-6
+		}
 		e := &tick{EventBase: *sim.NewEventBase(tm, nil), id: id}
 		k := MakeOrder(Rank(r.IntN(4)), uint32(r.IntN(8)), uint64(id))
 		q.push(e, tm, k)
