@@ -292,6 +292,7 @@ func (g *Comp) Fill(now sim.VTimeInSec) {
 		if !ok {
 			return
 		}
+		g.nextCU = (cu + 1) % len(g.cus) // the round-robin moves on a placement
 		wg := &workgroup{cu: cu, left: need, wfs: make([]*wavefront, need)}
 		for i := 0; i < need; i++ {
 			wf := g.newWavefront(cu)
@@ -303,12 +304,13 @@ func (g *Comp) Fill(now sim.VTimeInSec) {
 	}
 }
 
+// freeCU is the first CU from the round-robin's position with room for a
+// workgroup of need wavefronts, -1 when none has.
 func (g *Comp) freeCU(need int) int {
 	n := len(g.cus)
 	for i := 0; i < n; i++ {
 		c := (g.nextCU + i) % n
 		if g.cus[c].nfree >= need {
-			g.nextCU = (c + 1) % n
 			return c
 		}
 	}
