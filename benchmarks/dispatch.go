@@ -67,7 +67,7 @@ func NewDispatcherOn(scheme string, workgroups, gpus, cusPerGPU int) (Dispatcher
 	case SchemeGreedy:
 		return &greedyDispatcher{n: workgroups, gpus: gpus}, nil
 	case SchemeContiguous:
-		d := &contiguousDispatcher{next: make([]int, gpus), end: make([]int, gpus), left: workgroups}
+		d := &contiguousDispatcher{next: make([]int, gpus), end: make([]int, gpus)}
 		for g := 0; g < gpus; g++ {
 			d.next[g] = int(int64(g) * int64(workgroups) / int64(gpus))
 			d.end[g] = int(int64(g+1) * int64(workgroups) / int64(gpus))
@@ -77,7 +77,7 @@ func NewDispatcherOn(scheme string, workgroups, gpus, cusPerGPU int) (Dispatcher
 		if cusPerGPU < 1 {
 			return nil, fmt.Errorf("dispatcher: %d CUs per GPU: must be at least 1", cusPerGPU)
 		}
-		d := &contiguousDispatcher{next: make([]int, gpus), end: make([]int, gpus), left: workgroups}
+		d := &contiguousDispatcher{next: make([]int, gpus), end: make([]int, gpus)}
 		perCU := 0
 		if workgroups > 0 {
 			perCU = (workgroups-1)/(gpus*cusPerGPU) + 1
@@ -89,7 +89,7 @@ func NewDispatcherOn(scheme string, workgroups, gpus, cusPerGPU int) (Dispatcher
 		}
 		return d, nil
 	case SchemeRoundRobin:
-		d := &roundRobinDispatcher{next: make([]int, gpus), n: workgroups, left: workgroups}
+		d := &roundRobinDispatcher{next: make([]int, gpus), n: workgroups}
 		for g := range d.next {
 			d.next[g] = g
 		}
@@ -114,9 +114,10 @@ func (d *greedyDispatcher) Next(gpu int) (int, bool) {
 
 func (d *greedyDispatcher) Remaining() int { return d.n - d.next }
 
+// contiguousDispatcher and roundRobinDispatcher keep each GPU's state
+// apart, so GPUs may ask from threads of their own (a parallel run).
 type contiguousDispatcher struct {
 	next, end []int
-	left      int
 }
 
 func (d *contiguousDispatcher) Next(gpu int) (int, bool) {
@@ -125,15 +126,20 @@ func (d *contiguousDispatcher) Next(gpu int) (int, bool) {
 	}
 	wg := d.next[gpu]
 	d.next[gpu]++
-	d.left--
 	return wg, true
 }
 
-func (d *contiguousDispatcher) Remaining() int { return d.left }
+func (d *contiguousDispatcher) Remaining() int {
+	n := 0
+	for g := range d.next {
+		n += d.end[g] - d.next[g]
+	}
+	return n
+}
 
 type roundRobinDispatcher struct {
-	next    []int
-	n, left int
+	next []int
+	n    int
 }
 
 func (d *roundRobinDispatcher) Next(gpu int) (int, bool) {
@@ -142,8 +148,15 @@ func (d *roundRobinDispatcher) Next(gpu int) (int, bool) {
 	}
 	wg := d.next[gpu]
 	d.next[gpu] += len(d.next)
-	d.left--
 	return wg, true
 }
 
-func (d *roundRobinDispatcher) Remaining() int { return d.left }
+func (d *roundRobinDispatcher) Remaining() int {
+	n := 0
+	for _, x := range d.next {
+		if x < d.n {
+			n += (d.n - x + len(d.next) - 1) / len(d.next)
+		}
+	}
+	return n
+}

@@ -35,6 +35,16 @@ type Engine struct {
 	lastT   sim.VTimeInSec
 	lastKey Order
 	ran     bool
+	// The partitions (partition.go): parts, the partition of each source
+	// and port, whether a parallel run is on and inside a window, and the
+	// times of the kernel launches queued in partition 0.
+	parts    []*Partition
+	srcPart  []uint16
+	portPart map[sim.Port]int
+	parallel bool
+	inWindow bool
+	launches []sim.VTimeInSec
+	windows  uint64
 }
 
 // Stop ends the run after the current event, with err as its error: how a
@@ -52,6 +62,10 @@ func New() *Engine {
 
 // Schedule implements sim.Engine.
 func (e *Engine) Schedule(evt sim.Event) {
+	if e.parallel {
+		e.scheduleParallel(e.parts[0], evt)
+		return
+	}
 	t := evt.Time()
 	if t < e.now {
 		panic(fmt.Sprintf("engine: %T scheduled at %v, before now %v", evt, t, e.now))
@@ -88,8 +102,14 @@ func (e *Engine) Run() error {
 	return nil
 }
 
-// CurrentTime implements sim.Engine.
-func (e *Engine) CurrentTime() sim.VTimeInSec { return e.now }
+// CurrentTime implements sim.Engine: in a parallel run, partition 0's
+// clock.
+func (e *Engine) CurrentTime() sim.VTimeInSec {
+	if e.parallel {
+		return e.parts[0].now
+	}
+	return e.now
+}
 
 // Pause and Continue implement sim.Engine; the platform runs one engine
 // from one goroutine and never pauses it.

@@ -62,6 +62,18 @@ func (q *eventQueue) push(evt sim.Event, t sim.VTimeInSec, k Order) {
 	}
 }
 
+// peek is the first event's time and place; the queue is not empty.
+func (q *eventQueue) peek() (sim.VTimeInSec, Order) {
+	if len(q.now.h) == 0 {
+		q.advance()
+	}
+	return q.now.h[0].t, q.now.h[0].k
+}
+
+func (q *eventQueue) peekTime() sim.VTimeInSec { t, _ := q.peek(); return t }
+
+func (q *eventQueue) peekOrder() Order { _, k := q.peek(); return k }
+
 // pop removes the first event and returns it with its time and place.
 func (q *eventQueue) pop() (sim.Event, sim.VTimeInSec, Order) {
 	if len(q.now.h) == 0 {

@@ -26,12 +26,15 @@ func (c *FullyConnected) PlugIn(port sim.Port, _ int) {
 	port.SetConnection(c)
 }
 
-// Send queues msg on its (src,dst) direction:
+// Send implements sim.Connection: see base.sendOrDefer.
+func (c *FullyConnected) Send(msg sim.Msg) *sim.SendError { return c.sendOrDefer(msg) }
+
+// sendNow queues msg on its (src,dst) direction:
 // depart = max(now, SendTime, busyUntil), busyUntil = depart + size/bandwidth,
 // arrival = busyUntil + latency (occupancy and latency from the link's
 // TimingFunc when it has one). It never fails; it panics on unplugged ports
 // or src == dst.
-func (c *FullyConnected) Send(msg sim.Msg) *sim.SendError {
+func (c *FullyConnected) sendNow(msg sim.Msg) *sim.SendError {
 	now := c.engine.CurrentTime()
 	if c.held(msg, now) {
 		return nil

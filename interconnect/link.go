@@ -128,9 +128,13 @@ type base struct {
 	handler sim.Handler // the outer connection, handler of its events
 	timing  TimingFunc  // occupancy and latency of a message by its size
 	header  int
-	// send is the outer connection's Send, and holdFuture whether a
+	// send is the outer connection's send, and holdFuture whether a
 	// message dated later waits for its date before it joins a lane.
+	// sendAction is send as an action a partition of a parallel run
+	// defers (engine.DeferPort): the links are shared, so a send from a
+	// GPU's thread joins its lane in the host's, at its place in the order.
 	send       func(sim.Msg) *sim.SendError
+	sendAction func(uint64, sim.Msg)
 	holdFuture bool
 
 	mu           sync.Mutex
@@ -169,14 +173,23 @@ func (b *base) init(name string, handler sim.Handler, p params) {
 	b.header = p.headerBytes
 	b.holdFuture = p.holdFuture
 	b.index = make(map[sim.Port]int)
-	if c, ok := handler.(sim.Connection); ok {
-		b.send = c.Send
+	if c, ok := handler.(interface{ sendNow(sim.Msg) *sim.SendError }); ok {
+		b.send = c.sendNow
+		b.sendAction = func(_ uint64, m sim.Msg) { b.send(m) }
 	}
 	base, err := engine.NewSourceBlock(p.engine, linkSources)
 	if err != nil {
 		panic(fmt.Sprintf("interconnect: %s: %v", name, err))
 	}
 	b.sourceBase = base
+}
+
+// sendOrDefer sends msg, or defers the send to the host's thread when a
+// GPU's partition of a parallel run sends it (engine.DeferPort). The
+// links never refuse a message, so a send always succeeds.
+func (b *base) sendOrDefer(msg sim.Msg) *sim.SendError {
+	engine.DeferPort(b.engine, msg.Meta().Src, b.sendAction, msg)
+	return nil
 }
 
 // held schedules msg to be sent again at its date, if it is dated later
@@ -246,6 +259,7 @@ func (b *base) addPort(port sim.Port) int {
 	b.index[port] = n
 	b.ports = append(b.ports, port)
 	b.retrySrc = append(b.retrySrc, engine.SourceAt(b.sourceBase+retrySources+uint32(n)))
+	engine.AssignSource(b.engine, b.retrySrc[n].ID(), engine.PortPart(b.engine, port))
 	b.heldSrc = append(b.heldSrc, engine.SourceAt(b.sourceBase+heldSources+uint32(n)))
 	b.stats = regrow(b.stats, n)
 	b.into = append(b.into, nil)
@@ -306,6 +320,7 @@ func (b *base) newLane(dst, k int) *lane {
 		panic(fmt.Sprintf("interconnect: %s: more than %d lanes", b.name, maxLanes))
 	}
 	l := &lane{src: engine.SourceAt(b.sourceBase + uint32(k)), dst: b.ports[dst], dstIdx: dst}
+	engine.AssignSource(b.engine, l.src.ID(), engine.PortPart(b.engine, l.dst)) // delivered in the port's partition
 	b.into[dst] = append(b.into[dst], l)
 	return l
 }

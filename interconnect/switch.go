@@ -31,10 +31,13 @@ func (c *Switch) PlugIn(port sim.Port, _ int) {
 	port.SetConnection(c)
 }
 
-// Send reserves the source up-link from max(now, SendTime), then the
+// Send implements sim.Connection: see base.sendOrDefer.
+func (c *Switch) Send(msg sim.Msg) *sim.SendError { return c.sendOrDefer(msg) }
+
+// sendNow reserves the source up-link from max(now, SendTime), then the
 // destination down-link from no earlier than the up-link arrival plus the
 // switch latency. It never fails; it panics on unplugged ports or src == dst.
-func (c *Switch) Send(msg sim.Msg) *sim.SendError {
+func (c *Switch) sendNow(msg sim.Msg) *sim.SendError {
 	now := c.engine.CurrentTime()
 	if c.held(msg, now) {
 		return nil

@@ -118,9 +118,12 @@ func (c *Tree) path(a, b int, buf []hop) []hop {
 	return buf
 }
 
-// Send reserves every link of the message's path in order, cut-through. It
+// Send implements sim.Connection: see base.sendOrDefer.
+func (c *Tree) Send(msg sim.Msg) *sim.SendError { return c.sendOrDefer(msg) }
+
+// sendNow reserves every link of the message's path in order, cut-through. It
 // never fails; it panics on unplugged ports or src == dst.
-func (c *Tree) Send(msg sim.Msg) *sim.SendError {
+func (c *Tree) sendNow(msg sim.Msg) *sim.SendError {
 	now := c.engine.CurrentTime()
 	if c.held(msg, now) {
 		return nil

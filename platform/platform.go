@@ -78,6 +78,10 @@ type Options struct {
 	Log *zerolog.Logger
 	// progressEvery, when set, replaces ProgressEvents (tests).
 	progressEvery uint64
+	// Threads runs the GPUs on up to this many threads (parallel.go);
+	// 0 or 1 runs serially. The results are the same either way, so it
+	// is not part of the config.
+	Threads int
 }
 
 // System is a built, runnable platform.
@@ -95,8 +99,7 @@ type System struct {
 	onChip   *interconnect.Wire
 	runner   *runner
 	check    *uvm.Checker
-	counters []stats.Counters
-	stalls   []stats.Stalls
+	perGPU   []gpuStats
 	capacity int // pages per GPU
 	log      zerolog.Logger
 
@@ -265,11 +268,10 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 	n := c.GPUs
 	pageSize := uint64(c.PageSize)
 	pages := s.alloc.End() / pageSize
-	s.counters = make([]stats.Counters, n)
-	s.stalls = make([]stats.Stalls, n)
+	s.perGPU = make([]gpuStats, n)
 	cptr := make([]*stats.Counters, n)
 	for i := range cptr {
-		cptr[i] = &s.counters[i]
+		cptr[i] = &s.perGPU[i].counters
 	}
 	bufSize, delay := 1<<16, sim.VTimeInSec(0)
 	// A dated send waits in its sender until due, unless the links are to
@@ -299,25 +301,33 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		return err
 	}
 	s.pcie.PlugIn(driver.Port(), 1)
-	var recency gpu.Toucher
+	var evictor eviction.Toucher
 	if t, ok := driver.Evictor().(eviction.Toucher); ok {
-		recency = t
+		evictor = t
 	}
 	peers := make([]sim.Port, n)
 	for i := 0; i < n; i++ {
-		m, err := gmmu.MakeBuilder().WithEngine(s.engine).WithConfig(c.GMMU).WithGPUID(i).
+		part := s.engine.Part(i + 1) // GPU i, its GMMU and their ports
+		var recency gpu.Toucher
+		if evictor != nil {
+			recency = newDeferredTouch(part, evictor)
+		}
+		m, err := gmmu.MakeBuilder().WithEngine(part).WithConfig(c.GMMU).WithGPUID(i).
 			WithPages(pageSize, pages).WithFaultBatch(c.UVM.FaultBatch).WithFreqMHz(c.GPU.FreqMHz).
 			WithCounters(cptr[i]).WithBufferSize(bufSize).WithRecvDelay(delay).WithEarlyDatedSends(early).Build(fmt.Sprintf("GPU[%d].GMMU", i))
 		if err != nil {
 			return err
 		}
-		g, err := gpu.MakeBuilder().WithEngine(s.engine).WithConfig(c.GPU).WithID(i, n).
-			WithPages(pageSize, pages).WithStats(cptr[i], &s.stalls[i]).WithCheck(c.Check).
+		g, err := gpu.MakeBuilder().WithEngine(part).WithConfig(c.GPU).WithID(i, n).
+			WithPages(pageSize, pages).WithStats(cptr[i], &s.perGPU[i].stalls).WithCheck(c.Check).
 			WithAccessCounters(accessCounters(c)).WithLatchedCounters(c.UVM.Adaptive == uvm.AdaptiveObservUVM).
 			WithRecency(recency).WithBufferSize(bufSize).WithRecvDelay(delay).WithEarlyDatedSends(early).
 			Build(fmt.Sprintf("GPU[%d]", i))
 		if err != nil {
 			return err
+		}
+		for _, p := range []sim.Port{m.Port(), m.Top(), m.Control(), g.Port(), g.HostPort(), g.Control()} {
+			s.engine.AssignPort(p, part.ID())
 		}
 		m.SetDriver(driver.Port())
 		if c.UVM.FaultHandling == uvm.HandlingHardware {
@@ -343,8 +353,10 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		s.gmmus = append(s.gmmus, m)
 	}
 	s.runner = &runner{engine: s.engine, src: engine.NewSource(s.engine), kernels: kernels, scheme: c.Distribution, gpus: s.gpus,
+		parts:  s.gpuParts(),
 		driver: driver, alloc: s.alloc, launch: sim.VTimeInSec(c.KernelLaunchNs * 1e-9),
 		onLaunch: s.opts.Launches, cus: c.GPU.CUs, log: s.log}
+	s.runner.doneFn = func(uint64, sim.Msg) { s.runner.done(s.runner.engine.CurrentTime()) }
 	if c.UVM.Adaptive == uvm.AdaptiveSUV || c.UVM.Adaptive == uvm.AdaptiveSC {
 		h := &suvHints{alloc: s.alloc, page: pageSize, gpus: n, cus: c.GPU.CUs, slots: c.GPU.WavefrontsPerCU,
 			fraction: c.UVM.SUV.ConcurrentFraction}
@@ -451,7 +463,7 @@ func (s *System) Run() (*Result, error) {
 	start := time.Now()
 	s.log.Debug().Msg("simulating")
 	s.runner.scheduleNext(0)
-	if err := s.engine.Run(); err != nil {
+	if err := s.runEngine(); err != nil {
 		return nil, err
 	}
 	if !s.runner.finished() {

@@ -54,8 +54,8 @@ func (h *progressHook) Func(ctx sim.HookCtx) {
 func (s *System) progress(events uint64, done bool) Progress {
 	p := Progress{SimTimeNs: float64(s.engine.CurrentTime()) * 1e9, Kernels: s.runner.idx,
 		KernelsTotal: len(s.runner.kernels), Events: events, Done: done}
-	for i := range s.counters {
-		p.PageFaults += s.counters[i].PageFaults
+	for i := range s.perGPU {
+		p.PageFaults += s.perGPU[i].counters.PageFaults
 	}
 	return p
 }

@@ -194,7 +194,10 @@ func (s *System) result() *Result {
 		SimTimeNs: float64(s.runner.end) * 1e9, Footprint: units.Bytes(s.alloc.Footprint()),
 		GPUCapacity: units.Bytes(uint64(s.capacity) * uint64(c.PageSize)),
 		Kernels:     s.runner.launches, Barriers: s.runner.barriers,
-		PerGPU: s.counters, PerGPUStal: s.stalls,
+	}
+	for i := range s.perGPU {
+		r.PerGPU = append(r.PerGPU, s.perGPU[i].counters)
+		r.PerGPUStal = append(r.PerGPUStal, s.perGPU[i].stalls)
 	}
 	rep := s.driver.Policy().Report()
 	r.PolicyStats, r.PolicyHistory = rep.Stats, rep.History
@@ -218,7 +221,7 @@ func (s *System) result() *Result {
 			}
 		}
 		r.Totals.Add(pc)
-		r.Stalls.Add(&s.stalls[i])
+		r.Stalls.Add(&r.PerGPUStal[i])
 	}
 	r.Links = append(s.pcie.Traffic(), s.nvlink.Traffic()...)
 	for _, o := range s.alloc.Objects() {

@@ -20,16 +20,20 @@ import (
 // distribution scheme. It is host-side control, not a modelled link, so it
 // calls the GPUs directly.
 type runner struct {
-	engine   sim.Engine
-	kernels  []benchmarks.Kernel
-	idx      int
-	active   bool
-	disp     benchmarks.Dispatcher
-	left     int
-	scheme   string
-	gpus     []*gpu.Comp
-	driver   *uvm.Driver
-	src      engine.Source
+	engine  sim.Engine
+	kernels []benchmarks.Kernel
+	idx     int
+	active  bool
+	disp    benchmarks.Dispatcher
+	left    int
+	scheme  string
+	gpus    []*gpu.Comp
+	driver  *uvm.Driver
+	src     engine.Source
+	// parts are the GPUs' partitions: a workgroup's end is deferred to
+	// the host's thread in a parallel run.
+	parts    []*engine.Partition
+	doneFn   func(uint64, sim.Msg)
 	alloc    *objtable.Allocator
 	launch   sim.VTimeInSec
 	end      sim.VTimeInSec
@@ -71,7 +75,13 @@ func (l launched) Wavefront(wg, wf, g int) gpu.Stream { return l.k.Wavefront(wg,
 
 func (r *runner) Next(g int) (int, bool) { return r.disp.Next(g) }
 
-func (r *runner) Done(now sim.VTimeInSec, _ int) {
+// Done takes GPU g's end of a workgroup, at its instant in the host's
+// order (engine.Partition.Defer).
+func (r *runner) Done(_ sim.VTimeInSec, g int) {
+	r.parts[g].Defer(r.doneFn, 0, nil)
+}
+
+func (r *runner) done(now sim.VTimeInSec) {
 	r.left--
 	if r.left > 0 {
 		return

@@ -68,6 +68,10 @@ type Run struct {
 	Size     string            `json:"size"`
 	Sets     map[string]string `json:"sets,omitempty"`
 	Config   platform.Config   `json:"config"`
+	// Threads runs the run's GPUs on up to this many threads
+	// (platform.Options.Threads): how, not what, so not part of its
+	// identity or its result.
+	Threads int `json:"-"`
 }
 
 // specKeys are the keys a spec may have.
@@ -513,7 +517,8 @@ func (r Run) Hash() string {
 
 // Options is the run as the platform takes it.
 func (r Run) Options() platform.Options {
-	return platform.Options{Workload: r.Workload, Policy: r.Policy, Seed: r.Seed, Scale: r.Scale, Size: r.Size, Config: r.Config}
+	return platform.Options{Workload: r.Workload, Policy: r.Policy, Seed: r.Seed, Scale: r.Scale, Size: r.Size, Config: r.Config,
+		Threads: r.Threads}
 }
 
 // Args is the run as `mgpu run` flags.
@@ -527,6 +532,9 @@ func (r Run) Args() []string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		a = append(a, "--set", k+"="+r.Sets[k])
+	}
+	if r.Threads > 1 {
+		a = append(a, "--threads", fmt.Sprint(r.Threads))
 	}
 	return a
 }

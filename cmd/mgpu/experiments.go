@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -24,6 +25,7 @@ import (
 func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sweep")
 	jobs := intFlag(fs, "jobs", runtime.NumCPU(), "runs in parallel")
+	threads := addThreadsFlag(fs)
 	split := addPartFlags(fs, "sweep")
 	results := fs.String("results", "", "results directory (overrides the spec's 'results', default results)")
 	csvOut := fs.String("csv", "", "merged CSV path (default <results>/<spec name>.csv)")
@@ -47,6 +49,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	if *jobs < 1 {
 		return badInput("--jobs %d: must be >= 1", *jobs)
+	}
+	if *threads < 1 {
+		return badInput("--threads %d: must be >= 1", *threads)
 	}
 	if err := split.check(); err != nil {
 		return err
@@ -75,6 +80,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if runs, err = split.slice(runs); err != nil {
 		return err
 	}
+	withThreads(runs, *threads)
 	// Every run is checked before the first starts: a run that would fail
 	// fails the sweep now, not in a .failed.json after the others ran.
 	if err := sweep.CheckRuns(runs); err != nil {
@@ -131,6 +137,20 @@ func count(n int, noun string) string {
 		noun += "s"
 	}
 	return fmt.Sprintf("%d %s", n, noun)
+}
+
+// addThreadsFlag is --threads of sweep and figure: each run's GPUs on up
+// to N threads (platform.Options.Threads), beside --jobs runs at a time,
+// so a sweep takes up to jobs x threads cores.
+func addThreadsFlag(fs *flag.FlagSet) *int {
+	return intFlag(fs, "threads", 1, "run each run's GPUs on up to N threads (as 'mgpu run --threads'); a sweep then takes up to jobs x threads cores, and the results are the same")
+}
+
+// withThreads sets every run's thread count.
+func withThreads(runs []sweep.Run, n int) {
+	for i := range runs {
+		runs[i].Threads = n
+	}
 }
 
 // maxUnconfirmedRuns is the largest sweep that runs without --yes.
@@ -236,6 +256,7 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	var scale float64
 	float64Var(fs, &scale, "scale", 1, "multiplies every workload's scale at --size `F`")
 	jobs := intFlag(fs, "jobs", runtime.NumCPU(), "runs in parallel")
+	threads := addThreadsFlag(fs)
 	out := fs.String("out", filepath.Join("results", "figures"), "directory for the figure's CSV, PNG and SVG")
 	results := fs.String("results", "results", "per-run results directory (shared across figures, so runs are reused)")
 	seeds := intFlag(fs, "seeds", 1, "run every configuration on seeds 1..N: the table holds the means, with each series' min and max, drawn as whiskers")
@@ -274,6 +295,9 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	if *jobs < 1 {
 		return badInput("--jobs %d: must be >= 1", *jobs)
 	}
+	if *threads < 1 {
+		return badInput("--threads %d: must be >= 1", *threads)
+	}
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		return badInput("--scale %v: must be a positive number", scale)
 	}
@@ -297,6 +321,7 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return inputError{err}
 	}
+	withThreads(runs, *threads)
 	if err := atomicfile.CheckDir(*results); err != nil {
 		return badInput("--results: %v", err)
 	}

@@ -163,6 +163,7 @@ type runFlags struct {
 	trace                      string
 	oversubscribe              float64
 	check                      bool
+	threads                    int
 }
 
 func parseRunFlags(args []string, stdout io.Writer) (*runFlags, *flag.FlagSet, error) {
@@ -172,6 +173,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, *flag.FlagSet, e
 	fs.StringVar(&f.policy, "policy", "on-touch", "page-management policy (see 'mgpu list')")
 	float64Var(fs, &f.oversubscribe, "oversubscribe", 0, "oversubscription factor `F`: GPU capacity = footprint / GPUs / F (e.g. 1.5); 0 = off")
 	boolVar(fs, &f.check, "check", false, "coherence checking mode (slower)")
+	intVar(fs, &f.threads, "threads", 1, "run the GPUs on up to `N` threads, a window of the links' least latency at a time; the result is the same for every N (docs/performance.md)")
 	fs.StringVar(&f.out, "out", "", "write the JSON result here")
 	fs.StringVar(&f.csv, "csv", "", "write a one-row CSV result here")
 	addLogLevelFlag(fs, &f.logLevel)
@@ -234,8 +236,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if f.threads < 1 {
+		return badInput("--threads %d: must be >= 1", f.threads)
+	}
 	opts := platform.Options{Workload: f.workload, Policy: f.policy, Seed: f.seed, Scale: f.scale,
-		Size: f.size, Iterations: f.iterations, Config: cfg, Sets: f.setMap()}
+		Size: f.size, Iterations: f.iterations, Config: cfg, Sets: f.setMap(), Threads: f.threads}
 	if f.trace != "" {
 		p, err := f.openTrace(fs, &opts)
 		if err != nil {
