@@ -541,12 +541,17 @@ func (d *dnet) gemmOld(a, b, c *tensor, name string) *tensor {
 			return &benchmarks.Loop{N: 1, Gen: func(_ int, in *benchmarks.Instruction) { benchmarks.GenKernarg(in, karg.ptr) }}
 		}
 		// fill sets the active lanes (row-major, 16 columns a row) to
-		// element f(x, y) of t.
-		fill := func(in *benchmarks.Instruction, t *tensor, f func(x, y int) int) {
+		// element base + row*dy + column*dx of t, for the work-item at
+		// (x0 + column, y0 + row): every operand of gemm_old is affine in
+		// the work-item's coordinates.
+		fill := func(in *benchmarks.Instruction, t *tensor, base, dx, dy int) {
 			l := 0
 			for r := 0; r < rs; r++ {
+				a := t.ptr + uint64(base+(y0+r)*dy+x0*dx)*benchmarks.FloatBytes
+				step := uint64(dx) * benchmarks.FloatBytes
 				for cx := 0; cx < cols; cx++ {
-					in.Addr[l] = t.ptr + uint64(f(x0+cx, y0+r))*benchmarks.FloatBytes
+					in.Addr[l] = a
+					a += step
 					l++
 				}
 			}
@@ -560,15 +565,15 @@ func (d *dnet) gemmOld(a, b, c *tensor, name string) *tensor {
 				z := (i - 1) / 2
 				if (i-1)%2 == 0 {
 					in.Compute = gemmOldCycles
-					fill(in, a, func(_, y int) int { return y*k + z })
+					fill(in, a, z, 0, k) // a[y*k + z]
 				} else {
-					fill(in, b, func(x, _ int) int { return z*n + x })
+					fill(in, b, z*n, 1, 0) // b[z*n + x]
 				}
 			case i == 2*k+1:
-				fill(in, c, func(x, y int) int { return y*n + x })
+				fill(in, c, 0, 1, n) // c[y*n + x]
 			default:
 				in.Write = true
-				fill(in, out, func(x, y int) int { return y*n + x })
+				fill(in, out, 0, 1, n)
 			}
 		}}
 	}, a, b, c, out)
