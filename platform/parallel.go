@@ -2,6 +2,7 @@ package platform
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/sarchlab/akita/v3/sim"
@@ -124,5 +125,6 @@ func (s *System) runEngine() error {
 		return s.engine.Run()
 	}
 	la, _ := lookahead(s.opts.Config)
+	s.log.Debug().Int("threads", threads).Int64("lookahead_ns", int64(math.Round(float64(la)*1e9))).Msg("running in parallel")
 	return s.engine.RunParallel(threads, la)
 }
