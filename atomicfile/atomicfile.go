@@ -3,7 +3,10 @@
 // temporary file in the same directory, which is synced to disk and renamed
 // into place only when everything was written, and the directory is synced
 // after the rename, so that a crash or power loss leaves the old file or the
-// new one, never an empty one.
+// new one, never an empty one. A path that is a symlink is written through
+// (Resolve): the rename replaces its target, not the link. Abandon removes
+// the temporary files of the writes under way, for a process ending on a
+// signal.
 package atomicfile
 
 import (
@@ -19,7 +22,8 @@ import (
 )
 
 // Write creates path's directory if needed and streams write's output to
-// path atomically. On any error path is left as it was.
+// path atomically. On any error (or panic) path is left as it was and no
+// temporary file remains.
 func Write(path string, write func(io.Writer) error) error {
 	if err := writeTemp(path, write); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
@@ -50,36 +54,42 @@ var (
 )
 
 func writeTemp(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	// A symlink is written through: the rename replaces its target, and
+	// the link stays.
+	target, err := Resolve(path)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
+	dir := filepath.Dir(target)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp := &lazyTemp{dir: dir, pattern: "." + filepath.Base(target) + ".tmp*", target: path}
+	defer tmp.remove() // fails harmlessly after the rename
 	bw := bufio.NewWriterSize(tmp, 1<<16)
 	err = write(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
 	if err == nil {
+		err = tmp.open() // an empty result is still a file
+	}
+	if err == nil {
 		// CreateTemp makes 0600; results are shared, e.g. on a cluster.
-		err = tmp.Chmod(0o644)
+		err = tmp.f.Chmod(0o644)
 	}
 	if err == nil {
 		// Without this the rename may reach the disk before the data,
 		// and a crash leaves an empty file under the final name.
-		err = syncFile(tmp)
+		err = syncFile(tmp.f)
 	}
-	if cerr := tmp.Close(); err == nil {
+	if cerr := tmp.close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := os.Rename(tmp.f.Name(), target); err != nil {
 		return err
 	}
 	// The rename is durable only once the directory entry is.
@@ -106,7 +116,12 @@ func CheckFile(path string) error {
 			return fmt.Errorf("%s is %s: results are written only to regular files or new paths", path, fileKind(st.Mode()))
 		}
 	}
-	return checkDir(filepath.Dir(path), path)
+	// Through a symlink, Write creates its target's directory.
+	target, err := Resolve(path)
+	if err != nil {
+		return err
+	}
+	return checkDir(filepath.Dir(target), path)
 }
 
 // fileKind names what a path that is not a regular file is.
@@ -125,8 +140,8 @@ func fileKind(m fs.FileMode) string {
 }
 
 // CheckDir reports whether files can be written into dir, creating it if
-// needed: it must not be, or lie under, a regular file, and must be
-// writable.
+// needed (through a symlink, its target, as Write would): it must not be,
+// or lie under, a regular file, and must be writable.
 func CheckDir(dir string) error { return checkDir(dir, dir) }
 
 // checkDir is CheckDir for a target in dir, named in the messages.
@@ -134,12 +149,17 @@ func checkDir(dir, target string) error {
 	if dir == "" {
 		dir = "."
 	}
+	given := dir
+	dir, err := Resolve(dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", target, err)
+	}
 	for d := dir; ; {
 		st, err := os.Stat(d)
 		if err == nil {
 			if !st.IsDir() {
-				if d == target {
-					return fmt.Errorf("%s is a file, not a directory", d)
+				if d == dir && given == target {
+					return fmt.Errorf("%s is a file, not a directory", given)
 				}
 				return fmt.Errorf("%s: %s is a file, not a directory", target, d)
 			}

@@ -11,8 +11,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -20,6 +18,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/mgpu-sim/mgpu/atomicfile"
 )
 
 // Table is a figure's data as its CSV holds it: Values[app][series], NaN
@@ -184,11 +184,17 @@ func (t Table) Plot(title, ylabel string, stacked bool, base string) error {
 	p.NominalX(t.Apps...)
 	// Headroom, so the tallest bar clears the title and the legend.
 	p.Y.Max *= 1.15
-	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
-		return err
-	}
+	// Atomically, as every result: a failed or stopped draw leaves the
+	// old image, and a symlink is written through.
 	for _, ext := range []string{".png", ".svg"} {
-		if err := p.Save(w, 4*vg.Inch, base+ext); err != nil {
+		wt, err := p.WriterTo(w, 4*vg.Inch, ext[1:])
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.Write(base+ext, func(out io.Writer) error {
+			_, err := wt.WriteTo(out)
+			return err
+		}); err != nil {
 			return err
 		}
 	}

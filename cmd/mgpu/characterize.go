@@ -56,6 +56,9 @@ func cmdCharacterize(args []string, stdout, stderr io.Writer) error {
 	if out == "" {
 		out = characterize.DefaultDir(f.workload, gpus)
 	}
+	if err := characterizeClobber(f.config, out); err != nil {
+		return err
+	}
 	// Checked before the run, which may be long, not after it.
 	if err := atomicfile.CheckDir(out); err != nil {
 		return badInput("--out: %v", err)

@@ -26,6 +26,9 @@ import (
 // deliver real signals to a sweep.
 func TestMain(m *testing.M) {
 	if os.Getenv("MGPU_TEST_AS_MAIN") == "1" {
+		if os.Getenv("MGPU_TEST_HOLD_WRITE") == "1" {
+			writeResult = holdingWrite
+		}
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -56,6 +56,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err := split.check(); err != nil {
 		return err
 	}
+	if err := sweepClobber(spec, specPath, *results, *csvOut, *noCSV, *split.emit); err != nil {
+		return err
+	}
 	// Count before expanding: a spec of a million runs answers at once.
 	n, err := spec.Count()
 	if err != nil {
@@ -156,11 +159,13 @@ func withThreads(runs []sweep.Run, n int) {
 // maxUnconfirmedRuns is the largest sweep that runs without --yes.
 const maxUnconfirmedRuns = 1000
 
-// interrupts delivers SIGINT and SIGTERM to a sweep until stop is called.
+// interrupts delivers SIGINT and SIGTERM to a sweep until stop is called;
+// meanwhile stopOnSignal leaves them to it.
 func interrupts() (<-chan os.Signal, func()) {
 	ch := make(chan os.Signal, 2)
+	release := takeSignals()
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	return ch, func() { signal.Stop(ch) }
+	return ch, func() { signal.Stop(ch); release() }
 }
 
 // executeInterruptibly is sweep.ExecuteUntil on the process's interrupts:
@@ -216,6 +221,9 @@ func cmdCollect(args []string, stdout, stderr io.Writer) error {
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return badInput("collect: %s is not a directory", dir)
+	}
+	if err := collectClobber(dir, *out); err != nil {
+		return err
 	}
 	path := firstNonEmpty(*out, filepath.Join(dir, "collected.csv"))
 	if err := atomicfile.CheckFile(path); err != nil {
@@ -311,6 +319,11 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 		return badInput("--seeds %d: must be between 1 and %d", *seeds, maxFigureSeeds)
 	}
 	fig = fig.WithSeeds(*seeds)
+	if !split.given() {
+		if err := figureClobber(figureBase(*out, fig.Name, *size, *quick, scale, *seeds), *results); err != nil {
+			return err
+		}
+	}
 	if *size != figures.SizeDefault {
 		// Sizing the runs may build workloads at that size (a footprint
 		// for Early-Adaptor's windows), minutes of silence at --size paper
@@ -337,18 +350,7 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	if split.slicing() {
 		return figurePart(split, fig.Name, *size, runs, *results, *jobs, stdout, stderr)
 	}
-	base := filepath.Join(*out, fig.Name)
-	if *size != figures.SizeDefault {
-		base += "-" + *size
-	}
-	if *quick {
-		base += "-quick"
-	} else if scale != 1 {
-		base += fmt.Sprintf("-x%g", scale)
-	}
-	if *seeds > 1 {
-		base += fmt.Sprintf("-seeds%d", *seeds)
-	}
+	base := figureBase(*out, fig.Name, *size, *quick, scale, *seeds)
 	// The figure's files are written after every run: check them first.
 	if err := atomicfile.CheckDir(*out); err != nil {
 		return badInput("--out: %v", err)
@@ -376,6 +378,23 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return failedRuns(sum, *results)
+}
+
+// figureBase is the path of a figure's files without their extension.
+func figureBase(out, name, size string, quick bool, scale float64, seeds int) string {
+	base := filepath.Join(out, name)
+	if size != figures.SizeDefault {
+		base += "-" + size
+	}
+	if quick {
+		base += "-quick"
+	} else if scale != 1 {
+		base += fmt.Sprintf("-x%g", scale)
+	}
+	if seeds > 1 {
+		base += fmt.Sprintf("-seeds%d", seeds)
+	}
+	return base
 }
 
 // executeFigure runs a figure's runs not yet kept in results, first
@@ -474,6 +493,10 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if *kind != "bars" && *kind != "stacked" {
 		return badInput("--kind %q: valid kinds are bars, stacked", *kind)
 	}
+	base := firstNonEmpty(*out, path[:len(path)-len(filepath.Ext(path))])
+	if err := plotClobber(path, base); err != nil {
+		return err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return inputError{err}
@@ -483,7 +506,6 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return inputError{fmt.Errorf("%s: %w", path, err)}
 	}
-	base := firstNonEmpty(*out, path[:len(path)-len(filepath.Ext(path))])
 	for _, ext := range []string{".png", ".svg"} {
 		if err := atomicfile.CheckFile(base + ext); err != nil {
 			return badInput("--out: %v", err)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/rs/zerolog"
 )
@@ -49,6 +50,15 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// commandLine names the command args run, as a signal's message says
+// what it stopped: "run", "trace record".
+func commandLine(args []string) string {
+	if args[0] == "trace" && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+		return "trace " + args[1]
+	}
+	return args[0]
+}
+
 // exitError ends the process with its own status, e.g. 130 after an
 // interrupt, as shells report SIGINT.
 type exitError struct {
@@ -77,6 +87,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
+	defer stopOnSignal(commandLine(args), stderr)()
 	var err error
 	switch args[0] {
 	case "run":

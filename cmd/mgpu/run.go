@@ -1,12 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -219,9 +218,12 @@ func (f *runFlags) setMap() map[string]string {
 	return m
 }
 
-func cmdRun(args []string, stdout, stderr io.Writer) error {
+func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	f, fs, err := parseRunFlags(args, stdout)
 	if err != nil {
+		return err
+	}
+	if err := runClobber(f); err != nil {
 		return err
 	}
 	term, err := setupLogging(f.logLevel, stderr)
@@ -266,19 +268,20 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if f.cpuProfile != "" {
-		pf, err := os.Create(f.cpuProfile)
+		finish, err := startCPUProfile(f.cpuProfile)
 		if err != nil {
 			return err
 		}
-		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+		defer func() {
+			if perr := finish(); err == nil {
+				err = perr
+			}
+		}()
 	}
 	if prog != nil {
 		prog.start = time.Now() // the simulation, not the build
 	}
+	setStage(f.simulating(opts.Config.GPUs))
 	res, err := sys.Run()
 	if prog != nil {
 		prog.finish()
@@ -288,19 +291,49 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	log.Info().Dur("wall", res.Wall()).Msg("done")
 	printSummary(stdout, res)
+	return f.writeResults(res)
+}
+
+// simulating is what a signal during the simulation stops.
+func (f *runFlags) simulating(gpus int) string {
+	what := f.workload
+	if f.trace != "" {
+		what = "the recording " + f.trace
+	}
+	return fmt.Sprintf("simulating %s under %s on %d GPUs, before any result was written", what, f.policy, gpus)
+}
+
+// writeResults writes --out and --csv.
+func (f *runFlags) writeResults(res *platform.Result) error {
+	setStage("writing the result")
 	if f.out != "" {
-		if err := atomicfile.Write(f.out, res.WriteJSON); err != nil {
+		if err := writeResult(f.out, res.WriteJSON); err != nil {
 			return err
 		}
 	}
-	if f.csv != "" {
-		if err := atomicfile.Write(f.csv, func(w io.Writer) error {
-			return platform.WriteCSV(w, []*platform.Result{res})
-		}); err != nil {
-			return err
-		}
+	if f.csv == "" {
+		return nil
 	}
-	return nil
+	return writeResult(f.csv, func(w io.Writer) error {
+		return platform.WriteCSV(w, []*platform.Result{res})
+	})
+}
+
+// writeResult is how run writes its results: atomicfile.Write, which a
+// test replaces to hold a write open while it signals the process.
+var writeResult = atomicfile.Write
+
+// startCPUProfile profiles into memory; finish writes the profile to path
+// atomically, so that a run stopped by a signal leaves no partial file.
+func startCPUProfile(path string) (finish func() error, err error) {
+	var buf bytes.Buffer
+	if err := pprof.StartCPUProfile(&buf); err != nil {
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return atomicfile.WriteBytes(path, buf.Bytes())
+	}, nil
 }
 
 func printSummary(w io.Writer, r *platform.Result) {
@@ -376,8 +409,8 @@ func formatProgress(p platform.Progress, wall time.Duration) string {
 }
 
 // checkOutputs checks the output path flags before a run: one given empty
-// would silently write nothing, two naming one file would leave only the
-// last, and each must be writable (atomicfile.CheckFile).
+// would silently write nothing, and each must be writable
+// (atomicfile.CheckFile); runClobber has refused two naming one file.
 func checkOutputs(fs *flag.FlagSet, paths map[string]string) error {
 	var err error
 	fs.Visit(func(fl *flag.Flag) {
@@ -388,23 +421,12 @@ func checkOutputs(fs *flag.FlagSet, paths map[string]string) error {
 	if err != nil {
 		return err
 	}
-	seen := map[string]string{}
 	for _, name := range []string{"out", "csv", "cpuprofile"} {
-		p := paths[name]
-		if p == "" {
-			continue
+		if p := paths[name]; p != "" {
+			if err := atomicfile.CheckFile(p); err != nil {
+				return badInput("--%s: %v", name, err)
+			}
 		}
-		if err := atomicfile.CheckFile(p); err != nil {
-			return badInput("--%s: %v", name, err)
-		}
-		abs, aerr := filepath.Abs(p)
-		if aerr != nil {
-			abs = filepath.Clean(p)
-		}
-		if other, dup := seen[abs]; dup {
-			return badInput("--%s and --%s both name %s: give each its own file", other, name, p)
-		}
-		seen[abs] = name
 	}
 	return nil
 }

@@ -47,6 +47,9 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	if (sub == "convert") != (*accel != "") {
 		return badInput("--accelsim goes with 'mgpu trace convert', and convert needs it")
 	}
+	if err := traceClobber(f, *accel); err != nil {
+		return err
+	}
 	cfg, err := f.buildConfig(fs)
 	if err != nil {
 		return err
