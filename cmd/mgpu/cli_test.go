@@ -217,7 +217,7 @@ func TestIterationsFlag(t *testing.T) {
 	}{
 		{[]string{"run", "--workload", "pingpong", "--iterations", "-1"}, []string{"--iterations -1", "positive"}},
 		{[]string{"run", "--workload", "mm", "--iterations", "5"}, []string{"workload mm has no iterations", "pingpong", "st", "pr"}},
-		{[]string{"characterize", "--workload", "fft", "--iterations", "2"}, []string{"workload fft has no iterations", "pingpong"}},
+		{[]string{"characterize", "--workload", "mt", "--iterations", "2"}, []string{"workload mt has no iterations", "pingpong"}},
 		{[]string{"characterize", "--iterations", "-1"}, []string{"--iterations -1"}},
 	} {
 		code, _, errs := mgpu(c.args...)
