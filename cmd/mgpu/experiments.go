@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -441,7 +440,9 @@ func hours(sec float64) string {
 	return fmt.Sprintf("%.1f h", sec/3600)
 }
 
-// resultsOf returns the results of exactly these runs that exist in dir.
+// resultsOf returns the results of exactly these runs that exist in dir
+// as whole results (sweep.ReadResult: a stub would be a row of zeros; the
+// sweep has just run again any that were not whole).
 func resultsOf(runs []sweep.Run, dir string) []*platform.Result {
 	var out []*platform.Result
 	for _, r := range runs {
@@ -449,9 +450,8 @@ func resultsOf(runs []sweep.Run, dir string) []*platform.Result {
 		if err != nil {
 			continue
 		}
-		var res platform.Result
-		if json.Unmarshal(data, &res) == nil {
-			out = append(out, &res)
+		if res, err := sweep.ReadResult(data); err == nil {
+			out = append(out, res)
 		}
 	}
 	return out
