@@ -133,7 +133,7 @@ func (k *Checker) Check(o Options) error {
 	err, ok := k.valid[o.Config]
 	if !ok {
 		err = o.Config.Validate()
-		k.valid[o.Config] = err
+		remember(k.valid, o.Config, err)
 	}
 	if err != nil {
 		return err
@@ -171,7 +171,22 @@ func (k *Checker) Check(o Options) error {
 		_, err = uvm.MakeBuilder().WithGPUs(dk.gpus).WithConfig(c.UVM).WithSeed(o.Seed).WithLineSize(dk.line).
 			WithClockMHz(dk.clockMHz).WithPolicy(o.Policy, c.Policy).WithPages(pageSize, dk.pages).
 			WithCapacity(capacity).WithObjectLookup(func(uint64) int { return -1 }).BuildService()
-		k.drivers[dk] = err
+		remember(k.drivers, dk, err)
 	}
 	return err
+}
+
+// maxRemembered bounds the Checker's caches of configs and drivers: a
+// sweep of a million runs, each of its own config (1.8 KB), is checked in
+// bounded memory. Past it a cache starts again; a sweep varies its configs
+// in order, so what runs share is remembered while they share it. The
+// set-ups, slow to make and small to keep, are all kept.
+const maxRemembered = 4096
+
+// remember is m[k] = v, first emptying m when it holds maxRemembered.
+func remember[K comparable, V any](m map[K]V, k K, v V) {
+	if len(m) >= maxRemembered {
+		clear(m)
+	}
+	m[k] = v
 }

@@ -55,43 +55,25 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err := split.check(); err != nil {
 		return err
 	}
-	// Count before expanding: a spec of a million runs answers at once.
-	n, err := spec.Count()
+	// Sized before expanding: a spec of a million runs answers at once.
+	n, err := sizeSweep(spec, specPath, split, *yes, stderr)
 	if err != nil {
-		return inputError{err}
-	}
-	fmt.Fprintf(stderr, "sweep: %s expands to %s (%s x %s x %s x %s x %s)\n", specPath, count(n, "run"),
-		count(len(spec.Workloads), "workload"), count(len(spec.Policies), "policy"), count(len(spec.GPUs), "GPU count"),
-		count(len(spec.Seeds), "seed"), count(spec.SetCombinations(), "sets combination"))
-	if all := spec.Product(); n < all {
-		fmt.Fprintf(stderr, "sweep: %d fewer: a run whose policy or workload ignores a sets key (policy.* keys, im2col) runs once, at that key's default\n", all-n)
-	}
-	// An array task (--task) runs its slice of a sweep whose size was
-	// accepted when its script was emitted.
-	if n > maxUnconfirmedRuns && !*yes && *split.task < 0 {
-		return badInput("%s expands to %d runs, more than %d: pass --yes to run them all, or narrow the spec's lists", specPath, n, maxUnconfirmedRuns)
-	}
-	runs, err := spec.Runs()
-	if err != nil {
-		return inputError{err}
-	}
-	dir := firstNonEmpty(*results, spec.Results, "results")
-	if runs, err = split.slice(runs); err != nil {
 		return err
 	}
-	withThreads(runs, *threads)
-	// Every run is checked before the first starts: a run that would fail
-	// fails the sweep now, not in a .failed.json after the others ran.
-	if err := sweep.CheckRuns(runs); err != nil {
-		return inputError{err}
-	}
+	dir := firstNonEmpty(*results, spec.Results, "results")
 	if *split.emit == "slurm" {
 		if err := absPaths(&specPath, &dir); err != nil {
 			return err
 		}
 	}
+	// Every run is checked before the first starts: a run that would fail
+	// fails the sweep now, not in a .failed.json after the others ran.
+	runs, err := checkSweep(spec, n, split, *threads, stderr)
+	if err != nil {
+		return err
+	}
 	job := sweep.SweepJob(specPath, dir)
-	if done, err := split.emitted(stdout, job, runs); done {
+	if done, err := split.emitted(stdout, job, n, eachOfSweep(spec, n, *threads)); done {
 		return err
 	}
 	if err := sweep.CheckDir(dir); err != nil {
@@ -310,17 +292,10 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 		return badInput("--seeds %d: must be between 1 and %d", *seeds, maxFigureSeeds)
 	}
 	fig = fig.WithSeeds(*seeds)
-	if *size != figures.SizeDefault {
-		// Sizing the runs may build workloads at that size (a footprint
-		// for Early-Adaptor's windows), minutes of silence at --size paper
-		// before the estimate: say what it is.
-		fmt.Fprintf(stderr, "%s at --size %s: sizing its runs (a workload built at this size can take minutes)...\n", fig.Name, *size)
-	}
-	runs, err := fig.RunsAt(figures.Available(), *size, scale)
+	runs, err := figureRuns(fig, *size, scale, split, *threads, *results, stderr)
 	if err != nil {
-		return inputError{err}
+		return err
 	}
-	withThreads(runs, *threads)
 	if err := atomicfile.CheckDir(*results); err != nil {
 		return badInput("--results: %v", err)
 	}
@@ -330,7 +305,7 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
-		_, err := split.emitted(stdout, figureJob(name, *size, scale, *quick, *seeds, *results, *out), runs)
+		_, err := split.emitted(stdout, figureJob(name, *size, scale, *quick, *seeds, *results, *out), len(runs), listOf(runs))
 		return err
 	}
 	if split.slicing() {
@@ -375,6 +350,55 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return failedRuns(sum, *results)
+}
+
+// figureRuns sizes, counts, expands and checks a figure's runs at size
+// and scale, as a sweep's: a run that would fail (a scale whose footprint
+// exceeds the address space, a key where it has no effect) fails the
+// figure before its first run, listed with what is wrong, not in a
+// .failed.json after the others ran and an empty figure.
+func figureRuns(fig figures.Figure, size string, scale float64, split parts, threads int, results string, stderr io.Writer) ([]sweep.Run, error) {
+	if size != figures.SizeDefault {
+		// Sizing the runs may build workloads at that size (a footprint
+		// for Early-Adaptor's windows), minutes of silence at --size paper
+		// before the estimate: say what it is.
+		fmt.Fprintf(stderr, "%s at --size %s: sizing its runs (a workload built at this size can take minutes)...\n", fig.Name, size)
+	}
+	specs, err := fig.SizedSpecs(figures.Available(), size, scale)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	n, err := figures.Count(specs)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	if err := sweep.CheckSize(n, n); err != nil { // a figure holds its runs
+		return nil, badInput("figure %s expands to %v", fig.Name, err)
+	}
+	runs, err := figures.Expand(specs)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	withThreads(runs, threads)
+	mine, err := split.slice(runs) // an array task checks its own slice
+	if err != nil {
+		return nil, err
+	}
+	// A run kept from before was checked then, and ran: a figure drawn
+	// again from its results does not set up its workloads again.
+	var todo []sweep.Run
+	for _, r := range mine {
+		if !sweep.Kept(results, r) {
+			todo = append(todo, r)
+		}
+	}
+	if err := sweep.CheckRuns(todo); err != nil {
+		if bad, ok := errors.AsType[*sweep.InvalidRuns](err); ok {
+			bad.Whose, bad.Total = "figure "+fig.Name+"'s", len(mine)
+		}
+		return nil, inputError{err}
+	}
+	return runs, nil
 }
 
 // executeFigure runs a figure's runs not yet kept in results, first
