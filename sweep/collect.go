@@ -36,45 +36,51 @@ func Collect(dir string) (Collection, error) {
 	if err != nil {
 		return c, err
 	}
-	skip := func(name, format string, a ...any) {
-		c.Skipped = append(c.Skipped, Skipped{File: filepath.Join(dir, name), Reason: fmt.Sprintf(format, a...)})
-	}
 	bad := &IncompleteResults{}
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		path := filepath.Join(dir, name)
+		data, err := os.ReadFile(path)
 		if err != nil {
-			skip(name, "unreadable: %v", err)
+			c.Skipped = append(c.Skipped, Skipped{File: path, Reason: fmt.Sprintf("unreadable: %v", err)})
 			continue
 		}
-		if strings.HasSuffix(name, ".failed.json") {
-			var f Failure
-			if err := json.Unmarshal(data, &f); err != nil || f.Run == "" {
-				skip(name, "not an mgpu failure record")
-				continue
-			}
-			c.Failures = append(c.Failures, f)
-			continue
-		}
-		if !meantAsResult(data) {
-			skip(name, "not an mgpu result: it has none of a result's fields (workload, policy, version, sim_time_ns)")
-			continue
-		}
-		r, err := ReadResult(data)
-		if err != nil {
-			bad.add(filepath.Join(dir, name), err)
-			continue
-		}
-		c.Results = append(c.Results, r)
+		c.take(path, data, bad)
 	}
 	if len(bad.Files) > 0 {
 		return c, bad
 	}
 	sort.SliceStable(c.Results, func(i, j int) bool { return rowKey(c.Results[i]) < rowKey(c.Results[j]) })
 	return c, nil
+}
+
+// take adds the file at path, holding data, to c as a result or a
+// failure record, to c.Skipped when it is neither, or to bad when it is
+// meant as a result but is not a whole one.
+func (c *Collection) take(path string, data []byte, bad *IncompleteResults) {
+	skip := func(reason string) { c.Skipped = append(c.Skipped, Skipped{File: path, Reason: reason}) }
+	if strings.HasSuffix(path, ".failed.json") {
+		var f Failure
+		if err := json.Unmarshal(data, &f); err != nil || f.Run == "" {
+			skip("not an mgpu failure record")
+			return
+		}
+		c.Failures = append(c.Failures, f)
+		return
+	}
+	if !meantAsResult(data) {
+		skip("not an mgpu result: it has none of a result's fields (workload, policy, version, sim_time_ns)")
+		return
+	}
+	r, err := ReadResult(data)
+	if err != nil {
+		bad.add(path, err)
+		return
+	}
+	c.Results = append(c.Results, r)
 }
 
 // resultKeys are keys only a result has: a JSON file with one of them is
