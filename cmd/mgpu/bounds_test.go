@@ -128,12 +128,18 @@ func TestSweepInterruptSaysWhatItStopped(t *testing.T) {
 	interruptAt(1)
 	code, out, errs := mgpu("sweep", specPath, "--results", filepath.Join(dir, "res"), "--yes", "--emit", "list")
 	if code != 130 || out != "" || !strings.Contains(errs, "interrupted while checking the sweep's runs before the first starts, after ") ||
-		!strings.Contains(errs, " of 2000: none was run or emitted") {
+		!strings.Contains(errs, " of 2000: nothing was run or emitted") {
 		t.Errorf("while checking: exit %d, stdout %d bytes, stderr %s", code, len(out), errs)
 	}
 	interruptAt(2)
 	code, out, errs = mgpu("sweep", specPath, "--results", filepath.Join(dir, "res"), "--yes", "--emit", "list")
 	if code != 130 || out != "" || !strings.Contains(errs, "interrupted after listing 0 of the sweep's 2000 runs: the list is incomplete") {
 		t.Errorf("while listing: exit %d, stdout %d bytes, stderr %s", code, len(out), errs)
+	}
+	// A figure's sizing and checking, minutes at a paper's size.
+	interruptAt(1)
+	code, out, errs = mgpu("figure", "fig15", "--quick", "--emit", "list", "--results", filepath.Join(dir, "res"))
+	if code != 130 || out != "" || !strings.Contains(errs, "interrupted while sizing and checking figure fig15's runs: nothing was run or emitted") {
+		t.Errorf("figure: exit %d, stdout %d bytes, stderr %s", code, len(out), errs)
 	}
 }

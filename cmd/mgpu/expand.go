@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync/atomic"
 
+	"github.com/mgpu-sim/mgpu/figures"
 	"github.com/mgpu-sim/mgpu/sweep"
 )
 
@@ -54,52 +55,41 @@ func checkSweep(spec *sweep.Spec, n int, p parts, threads int, stderr io.Writer)
 	if n > maxUnconfirmedRuns {
 		fmt.Fprintf(stderr, "sweep: checking every run before the first starts (Ctrl-C stops)...\n")
 	}
-	c := sweep.NewRunChecker()
+	total := n
+	if p.slicing() {
+		total = p.held(n)
+	}
 	var runs []sweep.Run
-	var stop atomic.Bool
 	var checked atomic.Int64
-	ch, unnotify := interruptSource()
-	defer unnotify()
-	done := make(chan error, 1)
-	go func() {
-		done <- spec.Each(func(i int, r sweep.Run) error {
-			if stop.Load() || interrupted(ch) {
+	what := func() string {
+		return fmt.Sprintf("checking the sweep's runs before the first starts, after %d of %d", checked.Load(), total)
+	}
+	err := interruptible(what, func(stop *atomic.Bool) error {
+		c := sweep.NewRunChecker()
+		err := spec.Each(func(i int, r sweep.Run) error {
+			if stop.Load() {
 				return errStopped
 			}
-			if !p.keeps(i) {
-				return nil
-			}
-			r.Threads = threads
-			c.Check(r)
-			checked.Add(1)
-			if *p.emit == "" {
-				runs = append(runs, r)
+			if p.keeps(i) {
+				r.Threads = threads
+				c.Check(r)
+				checked.Add(1)
+				if *p.emit == "" {
+					runs = append(runs, r)
+				}
 			}
 			return nil
 		})
-	}()
-	// A run's check can take a while (a workload set up at a paper's
-	// size): an interrupt is answered at once, not after it.
-	var err error
-	select {
-	case err = <-done:
-	case <-ch:
-		stop.Store(true)
-		err = errStopped
-	}
-	switch {
-	case errors.Is(err, errStopped):
-		total := n
-		if p.slicing() {
-			total = p.held(n)
+		if err == nil {
+			err = c.Err()
 		}
-		return nil, exitError{130, fmt.Errorf("interrupted while checking the sweep's runs before the first starts, after %d of %d: none was run or emitted",
-			checked.Load(), total)}
-	case err == nil:
-		err = c.Err()
-	}
+		if err != nil && !errors.Is(err, errStopped) {
+			return inputError{err}
+		}
+		return err
+	})
 	if err != nil {
-		return nil, inputError{err}
+		return nil, err // f may still be running, and writing runs
 	}
 	return runs, nil
 }
@@ -137,4 +127,92 @@ func eachOfSweep(spec *sweep.Spec, n, threads int) func(f func(sweep.Run) error)
 		}
 		return err
 	}
+}
+
+// interruptible runs f, and returns its error; an interrupt returns at
+// once, an exit 130 saying that it stopped doing what(), and sets f's
+// stop (f returns errStopped when it sees it). A long step of f (a
+// workload set up at a paper's size) does not delay the answer.
+func interruptible(what func() string, f func(stop *atomic.Bool) error) error {
+	var stop atomic.Bool
+	ch, unnotify := interruptSource()
+	defer unnotify()
+	done := make(chan error, 1)
+	go func() { done <- f(&stop) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, errStopped) {
+			return err
+		}
+	case <-ch:
+		stop.Store(true)
+	}
+	return exitError{130, fmt.Errorf("interrupted while %s: nothing was run or emitted", what())}
+}
+
+// figureRuns sizes, counts, expands and checks a figure's runs at size
+// and scale, as a sweep's: a run that would fail (a scale whose footprint
+// exceeds the address space, a key where it has no effect) fails the
+// figure before its first run, listed with what is wrong, not in a
+// .failed.json after the others ran and an empty figure. Sizing and
+// checking can take minutes at a paper's size: Ctrl-C stops them.
+func figureRuns(fig figures.Figure, size string, scale float64, split parts, threads int, results string, stderr io.Writer) ([]sweep.Run, error) {
+	if size != figures.SizeDefault {
+		// Sizing the runs may build workloads at that size (a footprint
+		// for Early-Adaptor's windows), minutes of silence at --size paper
+		// before the estimate: say what it is.
+		fmt.Fprintf(stderr, "%s at --size %s: sizing its runs (a workload built at this size can take minutes)...\n", fig.Name, size)
+	}
+	var runs []sweep.Run
+	what := func() string { return "sizing and checking figure " + fig.Name + "'s runs" }
+	err := interruptible(what, func(stop *atomic.Bool) (err error) {
+		runs, err = sizeFigure(fig, size, scale, split, threads, results, stop)
+		return err
+	})
+	if err != nil {
+		return nil, err // f may still be running, and writing runs
+	}
+	return runs, nil
+}
+
+// sizeFigure is figureRuns' work, stopping between runs once stop is set.
+func sizeFigure(fig figures.Figure, size string, scale float64, split parts, threads int, results string, stop *atomic.Bool) ([]sweep.Run, error) {
+	specs, err := fig.SizedSpecs(figures.Available(), size, scale)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	n, err := figures.Count(specs)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	if err := sweep.CheckSize(n, n); err != nil { // a figure holds its runs
+		return nil, badInput("figure %s expands to %v", fig.Name, err)
+	}
+	runs, err := figures.Expand(specs)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	withThreads(runs, threads)
+	mine, err := split.slice(runs) // an array task checks its own slice
+	if err != nil {
+		return nil, err
+	}
+	c := sweep.NewRunChecker()
+	for _, r := range mine {
+		if stop.Load() {
+			return nil, errStopped
+		}
+		// A run kept from before was checked then, and ran: a figure
+		// drawn again from its results sets up no workload again.
+		if !sweep.Kept(results, r) {
+			c.Check(r)
+		}
+	}
+	if err := c.Err(); err != nil {
+		if bad, ok := errors.AsType[*sweep.InvalidRuns](err); ok {
+			bad.Whose, bad.Total = "figure "+fig.Name+"'s", len(mine)
+		}
+		return nil, inputError{err}
+	}
+	return runs, nil
 }

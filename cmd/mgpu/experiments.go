@@ -352,55 +352,6 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	return failedRuns(sum, *results)
 }
 
-// figureRuns sizes, counts, expands and checks a figure's runs at size
-// and scale, as a sweep's: a run that would fail (a scale whose footprint
-// exceeds the address space, a key where it has no effect) fails the
-// figure before its first run, listed with what is wrong, not in a
-// .failed.json after the others ran and an empty figure.
-func figureRuns(fig figures.Figure, size string, scale float64, split parts, threads int, results string, stderr io.Writer) ([]sweep.Run, error) {
-	if size != figures.SizeDefault {
-		// Sizing the runs may build workloads at that size (a footprint
-		// for Early-Adaptor's windows), minutes of silence at --size paper
-		// before the estimate: say what it is.
-		fmt.Fprintf(stderr, "%s at --size %s: sizing its runs (a workload built at this size can take minutes)...\n", fig.Name, size)
-	}
-	specs, err := fig.SizedSpecs(figures.Available(), size, scale)
-	if err != nil {
-		return nil, inputError{err}
-	}
-	n, err := figures.Count(specs)
-	if err != nil {
-		return nil, inputError{err}
-	}
-	if err := sweep.CheckSize(n, n); err != nil { // a figure holds its runs
-		return nil, badInput("figure %s expands to %v", fig.Name, err)
-	}
-	runs, err := figures.Expand(specs)
-	if err != nil {
-		return nil, inputError{err}
-	}
-	withThreads(runs, threads)
-	mine, err := split.slice(runs) // an array task checks its own slice
-	if err != nil {
-		return nil, err
-	}
-	// A run kept from before was checked then, and ran: a figure drawn
-	// again from its results does not set up its workloads again.
-	var todo []sweep.Run
-	for _, r := range mine {
-		if !sweep.Kept(results, r) {
-			todo = append(todo, r)
-		}
-	}
-	if err := sweep.CheckRuns(todo); err != nil {
-		if bad, ok := errors.AsType[*sweep.InvalidRuns](err); ok {
-			bad.Whose, bad.Total = "figure "+fig.Name+"'s", len(mine)
-		}
-		return nil, inputError{err}
-	}
-	return runs, nil
-}
-
 // executeFigure runs a figure's runs not yet kept in results, first
 // estimating their time at a paper or similar size.
 func executeFigure(name, size string, runs []sweep.Run, results string, jobs int, stderr io.Writer) (sweep.Summary, error) {
