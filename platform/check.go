@@ -80,6 +80,36 @@ func checkSetup(o Options, w benchmarks.Workload, f setupFacts) (int, error) {
 	return capacity, nil
 }
 
+// checkDeclaredSize makes checkSetup's footprint checks (GPU memory, the
+// pages mgpu simulates) on the footprint the workload's paper size
+// declares (Info.PaperSize), before the workload builds its inputs: a
+// graph generated at --scale 1e5 exhausted the host's memory before
+// checkSetup, after set-up, could say what was wrong. Only a footprint
+// more than twice a bound is refused here: a workload builds a shape
+// near its declared size (a power of two, a whole tile), at scale 0.05
+// up to 1.5 times off, so nearer a bound checkSetup decides.
+func checkDeclaredSize(w benchmarks.Workload, o Options) error {
+	declared := w.Info().PaperSize
+	if declared == (benchmarks.PaperSize{}) {
+		return nil
+	}
+	c := o.Config
+	fp, err := declared.Footprint(o.params())
+	if err != nil {
+		return fmt.Errorf("workload %s: %w", o.Workload, err)
+	}
+	surely := fp / 2
+	if c.Oversubscribe == 0 && surely > uint64(c.GPU.Memory)*uint64(c.GPUs) {
+		_, err := capacityPages(c, fp, o.Workload)
+		return err
+	}
+	if limit := uint64(maxPages) * uint64(c.PageSize); surely > limit {
+		return fmt.Errorf("footprint %s of %s is over the %d pages of %s (%s) mgpu simulates: lower --scale to at most %.4g at this size, or raise page_size",
+			units.Bytes(fp).Human(), o.Workload, uint64(maxPages), c.PageSize.Human(), units.Bytes(limit).Human(), o.Scale*float64(limit)/float64(fp))
+	}
+	return nil
+}
+
 // Check reports whether Build would accept o, without building the system
 // or running it: the config, the workload and policy, the workload's
 // set-up and footprint, and the driver's combination of policy, fault
@@ -140,6 +170,11 @@ func (k *Checker) Check(o Options) error {
 	}
 	o, w, traits, err := o.resolveValid()
 	if err != nil {
+		return err
+	}
+	// Before the cache: it reads the config's memory, which the set-up's
+	// key leaves out, and setupWorkload makes it again, then passing.
+	if err := checkDeclaredSize(w, o); err != nil {
 		return err
 	}
 	c := o.Config
