@@ -109,14 +109,15 @@ pgo:
 	done; $(GO) tool pprof -proto $$tmp/*.prof > cmd/mgpu/default.pgo; rm -rf $$tmp bin/mgpu-nopgo
 
 # Go fuzzing of every input parser, one target after another, each for
-# FUZZTIME: the config loader and --set, the sweep spec, the CLI's numbers
-# (each is a package:target pair). A crasher is saved under the package's
+# FUZZTIME: the config loader and --set, the sweep spec, the CLI's numbers,
+# the result files collect reads (each is a package:target pair). A crasher is saved under the package's
 # testdata/fuzz, and go test then runs it with the seed corpus. On a busy
 # machine: make fuzz FUZZTIME=30s FUZZFLAGS=-parallel=1
 FUZZTIME ?= 10m
 FUZZFLAGS ?=
 FUZZ_TARGETS := ./platform:FuzzLoadConfig ./platform:FuzzConfigSet ./sweep:FuzzSweepSpec \
 	./cmd/mgpu:FuzzDecimalFlags ./cmd/mgpu:FuzzRunFlags
+FUZZ_TARGETS += ./sweep:FuzzCollect
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

@@ -124,6 +124,20 @@ func CheckFile(path string) error {
 	return checkDir(filepath.Dir(target), path)
 }
 
+// danglingLink reports a path that does not exist because it is a
+// symbolic link to nothing: MkdirAll would fail on it with "file exists".
+func danglingLink(path string) error {
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	to, err := os.Readlink(path)
+	if err != nil {
+		return nil
+	}
+	return fmt.Errorf("%s is a symbolic link to %s, which does not exist: create %s, or remove the link", path, to, to)
+}
+
 // fileKind names what a path that is not a regular file is.
 func fileKind(m fs.FileMode) string {
 	switch {
@@ -167,6 +181,12 @@ func checkDir(dir, target string) error {
 		}
 		// ENOTDIR (a component is a file) and ENOENT: look further up.
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return fmt.Errorf("%s: %w", target, err)
+		}
+		if err := danglingLink(d); err != nil {
+			if d == target {
+				return err
+			}
 			return fmt.Errorf("%s: %w", target, err)
 		}
 		up := filepath.Dir(d)

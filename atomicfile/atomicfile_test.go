@@ -151,3 +151,25 @@ func TestCheckRejectsUnusablePathsBeforeAnyWork(t *testing.T) {
 		t.Fatalf("after the check: %v, %v; want an empty new directory", entries, err)
 	}
 }
+
+// A directory that is a symbolic link to nothing is named with its missing
+// target, not "mkdir: file exists", whether it is the directory asked for
+// or one above a file; nothing is created.
+func TestCheckNamesADanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "gone", "results")
+	link := filepath.Join(dir, "results")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	want := link + " is a symbolic link to " + target + ", which does not exist: create " + target + ", or remove the link"
+	if err := CheckDir(link); err == nil || err.Error() != want {
+		t.Errorf("CheckDir: %v\nwant %s", err, want)
+	}
+	if err := CheckFile(filepath.Join(link, "sub", "r.json")); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("CheckFile: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "gone")); err == nil {
+		t.Error("the check created the link's target")
+	}
+}

@@ -117,9 +117,17 @@ func (s PaperSize) Footprint(p Params) (uint64, error) {
 		f = 1
 	}
 	if f > 1<<47 {
-		return 0, fmt.Errorf("scale %v: footprint %.0f bytes exceeds the 48-bit address space", p.Scale, f)
+		return 0, fmt.Errorf("scale %v: footprint %.0f bytes exceeds the 48-bit address space (2^47 bytes of data): at this size the scale must be above 0 and at most %.4g",
+			p.Scale, f, floorDigits(float64(1<<47)/float64(b), 4))
 	}
 	return uint64(f), nil
+}
+
+// floorDigits rounds x > 0 down to its first n significant digits, so
+// that a limit printed with them is not above the limit.
+func floorDigits(x float64, n int) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(x))-float64(n-1))
+	return math.Floor(x/p) * p
 }
 
 // FlatSize is a PaperSize with one footprint in every column.

@@ -263,6 +263,11 @@ func (c Config) Validate() error {
 			return e
 		}
 	}
+	if c.ShortWindowNs > c.LongWindowNs {
+		// The short-term reading is against the long-term one: a short
+		// window longer than the long one inverts the two.
+		return fmt.Errorf("earlyadaptor short_window_ns %v is longer than long_window_ns %v: the short window must be at most the long one (EA: 2e7 and 1e9)", c.ShortWindowNs, c.LongWindowNs)
+	}
 	if !(c.RiskHoldWindows >= 0) || c.RiskHoldWindows > MaxRiskHoldWindows {
 		return fmt.Errorf("earlyadaptor risk_hold_windows %v: must be in 0..%d long windows (silent; default 0)", c.RiskHoldWindows, MaxRiskHoldWindows)
 	}

@@ -36,6 +36,8 @@ func TestValidate(t *testing.T) {
 		{"long window NaN", "long_window_ns NaN", with(func(c *Config) { c.LongWindowNs = math.NaN() })},
 		{"long window +Inf", "long_window_ns +Inf", with(func(c *Config) { c.LongWindowNs = math.Inf(1) })},
 		{"eval period 0", "eval_period_ns 0", with(func(c *Config) { c.EvalPeriodNs = 0 })},
+		{"short window longer than long", "short_window_ns 2e+09 is longer than long_window_ns 1e+09", with(func(c *Config) { c.ShortWindowNs = 2e9 })},
+		{"short window equal to long", "", with(func(c *Config) { c.ShortWindowNs = c.LongWindowNs })},
 		{"slices 0", "slices 0: must be in 1..1000", with(func(c *Config) { c.Slices = 0 })},
 		{"slices -3", "slices -3", with(func(c *Config) { c.Slices = -3 })},
 		{"slices too many", "slices 1001", with(func(c *Config) { c.Slices = 1001 })},

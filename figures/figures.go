@@ -7,6 +7,7 @@ package figures
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -505,6 +506,18 @@ func (f Figure) Runs(workloads []string, scale float64) ([]sweep.Run, error) {
 // RunsAt expands the figure's specs at size, each workload's scale there
 // times scale, without duplicates.
 func (f Figure) RunsAt(workloads []string, size string, scale float64) ([]sweep.Run, error) {
+	specs, err := f.SizedSpecs(workloads, size, scale)
+	if err != nil {
+		return nil, err
+	}
+	return Expand(specs)
+}
+
+// SizedSpecs are the sweeps RunsAt expands: the figure's specs at size,
+// each workload's scale there times scale. Sizing them may build
+// workloads (Early-Adaptor's windows follow the footprint); expanding them
+// builds none, and Count counts their runs without expanding them.
+func (f Figure) SizedSpecs(workloads []string, size string, scale float64) ([]sweep.Spec, error) {
 	if f.Workloads != nil {
 		workloads = f.Workloads
 	}
@@ -519,8 +532,7 @@ func (f Figure) RunsAt(workloads []string, size string, scale float64) ([]sweep.
 			groups = append(groups, []string{w})
 		}
 	}
-	seen := map[string]bool{}
-	var runs []sweep.Run
+	var out []sweep.Spec
 	for _, ws := range groups {
 		sc := scale
 		if scales != nil {
@@ -536,15 +548,43 @@ func (f Figure) RunsAt(workloads []string, size string, scale float64) ([]sweep.
 		}
 		for _, s := range specs {
 			s.Scale = sc
-			rs, err := s.Expand()
-			if err != nil {
-				return nil, err
-			}
-			for _, r := range rs {
-				if h := r.Hash(); !seen[h] {
-					seen[h] = true
-					runs = append(runs, r)
-				}
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Count is how many runs specs expand to at most (a run two specs share
+// counts twice), counted without expanding them, or the first spec's
+// error. A count beyond the largest int is that int.
+func Count(specs []sweep.Spec) (int, error) {
+	n := 0
+	for i := range specs {
+		c, err := specs[i].Count()
+		if err != nil {
+			return 0, err
+		}
+		if c > math.MaxInt-n {
+			return math.MaxInt, nil
+		}
+		n += c
+	}
+	return n, nil
+}
+
+// Expand lists the runs of specs in order, each once.
+func Expand(specs []sweep.Spec) ([]sweep.Run, error) {
+	seen := map[string]bool{}
+	var runs []sweep.Run
+	for _, s := range specs {
+		rs, err := s.Expand()
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			if h := r.Hash(); !seen[h] {
+				seen[h] = true
+				runs = append(runs, r)
 			}
 		}
 	}

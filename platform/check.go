@@ -80,6 +80,36 @@ func checkSetup(o Options, w benchmarks.Workload, f setupFacts) (int, error) {
 	return capacity, nil
 }
 
+// checkDeclaredSize makes checkSetup's footprint checks (GPU memory, the
+// pages mgpu simulates) on the footprint the workload's paper size
+// declares (Info.PaperSize), before the workload builds its inputs: a
+// graph generated at --scale 1e5 exhausted the host's memory before
+// checkSetup, after set-up, could say what was wrong. Only a footprint
+// more than twice a bound is refused here: a workload builds a shape
+// near its declared size (a power of two, a whole tile), at scale 0.05
+// up to 1.5 times off, so nearer a bound checkSetup decides.
+func checkDeclaredSize(w benchmarks.Workload, o Options) error {
+	declared := w.Info().PaperSize
+	if declared == (benchmarks.PaperSize{}) {
+		return nil
+	}
+	c := o.Config
+	fp, err := declared.Footprint(o.params())
+	if err != nil {
+		return fmt.Errorf("workload %s: %w", o.Workload, err)
+	}
+	surely := fp / 2
+	if c.Oversubscribe == 0 && surely > uint64(c.GPU.Memory)*uint64(c.GPUs) {
+		_, err := capacityPages(c, fp, o.Workload)
+		return err
+	}
+	if limit := uint64(maxPages) * uint64(c.PageSize); surely > limit {
+		return fmt.Errorf("footprint %s of %s is over the %d pages of %s (%s) mgpu simulates: lower --scale to at most %.4g at this size, or raise page_size",
+			units.Bytes(fp).Human(), o.Workload, uint64(maxPages), c.PageSize.Human(), units.Bytes(limit).Human(), o.Scale*float64(limit)/float64(fp))
+	}
+	return nil
+}
+
 // Check reports whether Build would accept o, without building the system
 // or running it: the config, the workload and policy, the workload's
 // set-up and footprint, and the driver's combination of policy, fault
@@ -133,13 +163,18 @@ func (k *Checker) Check(o Options) error {
 	err, ok := k.valid[o.Config]
 	if !ok {
 		err = o.Config.Validate()
-		k.valid[o.Config] = err
+		remember(k.valid, o.Config, err)
 	}
 	if err != nil {
 		return err
 	}
 	o, w, traits, err := o.resolveValid()
 	if err != nil {
+		return err
+	}
+	// Before the cache: it reads the config's memory, which the set-up's
+	// key leaves out, and setupWorkload makes it again, then passing.
+	if err := checkDeclaredSize(w, o); err != nil {
 		return err
 	}
 	c := o.Config
@@ -171,7 +206,22 @@ func (k *Checker) Check(o Options) error {
 		_, err = uvm.MakeBuilder().WithGPUs(dk.gpus).WithConfig(c.UVM).WithSeed(o.Seed).WithLineSize(dk.line).
 			WithClockMHz(dk.clockMHz).WithPolicy(o.Policy, c.Policy).WithPages(pageSize, dk.pages).
 			WithCapacity(capacity).WithObjectLookup(func(uint64) int { return -1 }).BuildService()
-		k.drivers[dk] = err
+		remember(k.drivers, dk, err)
 	}
 	return err
+}
+
+// maxRemembered bounds the Checker's caches of configs and drivers: a
+// sweep of a million runs, each of its own config (1.8 KB), is checked in
+// bounded memory. Past it a cache starts again; a sweep varies its configs
+// in order, so what runs share is remembered while they share it. The
+// set-ups, slow to make and small to keep, are all kept.
+const maxRemembered = 4096
+
+// remember is m[k] = v, first emptying m when it holds maxRemembered.
+func remember[K comparable, V any](m map[K]V, k K, v V) {
+	if len(m) >= maxRemembered {
+		clear(m)
+	}
+	m[k] = v
 }

@@ -105,6 +105,8 @@ func FuzzLoadConfig(f *testing.F) {
 		"a: &x {cus: 4}\ngpu: *x\n", "gpu: &x\n  cus: 4\nlink: *x\n", "<<: {gpus: 2}\n", "[1, 2]\n", "gpus: 4\n---\ngpus: 8\n",
 		"placement: \" host\"\n", "uvm:\n  prefetch:\n    policy: tbn\n    threshold: 075\n", "? [a]\n: 1\n", "gpus: 4 # comment\n",
 		"\ufeffgpus: 4\n", "gpus: 99999999999999999999\n", "check: yes\n", "check: on\n", "oversubscribe: 1.5\n",
+		"uvm:\n  prefetch_control: early-adaptor\n  prefetch:\n    policy: tbn\n  ea:\n    short_window_ns: 2e9\n",
+		"uvm:\n  ea:\n    short_window_ns: 1e6\n    long_window_ns: 1e6\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mgpu-sim/mgpu/units"
 	"gopkg.in/yaml.v3"
@@ -144,9 +145,24 @@ type field struct {
 
 var textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 
+// fieldsByType memoizes fieldsOf: reading struct tags is most of the time
+// a sweep of a million runs takes to check them (every run's keys are
+// listed), and a type's fields never change.
+var fieldsByType sync.Map // reflect.Type -> []field
+
 // fieldsOf lists the config fields of struct type t in declaration order.
 // Untagged exported fields use the lowercased field name, as yaml.v3 does.
+// The list is shared: callers must not change it.
 func fieldsOf(t reflect.Type) []field {
+	if fs, ok := fieldsByType.Load(t); ok {
+		return fs.([]field)
+	}
+	fs := readFields(t)
+	fieldsByType.Store(t, fs)
+	return fs
+}
+
+func readFields(t reflect.Type) []field {
 	var fs []field
 	for i := range t.NumField() {
 		sf := t.Field(i)

@@ -186,6 +186,9 @@ func (o Options) setUp() (setUp, error) {
 // pointers (OASIS-InMem). The policy sees the objects once the driver has
 // built it (System.build).
 func setupWorkload(w benchmarks.Workload, o Options, traits pagepolicy.Traits) (*objtable.Allocator, []benchmarks.Kernel, error) {
+	if err := checkDeclaredSize(w, o); err != nil {
+		return nil, nil, err
+	}
 	c := o.Config
 	tag := taggingOf(c, traits)
 	params := o.params()

@@ -69,7 +69,7 @@ func checkReads(o Options) error {
 		return fmt.Errorf("internal error: %w", err)
 	}
 	var errs []error
-	for i, l := range leaves(reflect.ValueOf(&o.Config).Elem(), "", nil) {
+	for i, l := range leaves(reflect.ValueOf(&o.Config).Elem(), "", make([]leaf, 0, len(r.def))) {
 		if !strings.HasPrefix(l.key, policyPrefix) && l.key != "im2col" || formatValue(l.v) == r.def[i] {
 			continue
 		}

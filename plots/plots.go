@@ -5,6 +5,7 @@
 package plots
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -90,9 +91,15 @@ func (t Table) WriteCSV(w io.Writer) error {
 }
 
 // ReadCSV reads a table written by WriteCSV. An empty field (or NaN) is a
-// missing value; an infinite one is an error naming its row and column.
+// missing value; an infinite one is an error naming its row and column. A
+// UTF-8 byte-order mark, which spreadsheets put before a CSV they save, is
+// skipped: it would otherwise be part of the first header, "\ufeffapp".
 func ReadCSV(r io.Reader) (Table, error) {
-	recs, err := csv.NewReader(r).ReadAll()
+	br := bufio.NewReader(r)
+	if bom, err := br.Peek(3); err == nil && string(bom) == "\ufeff" {
+		br.Discard(3)
+	}
+	recs, err := csv.NewReader(br).ReadAll()
 	if err != nil {
 		return Table{}, err
 	}

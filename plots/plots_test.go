@@ -73,3 +73,16 @@ func TestSpreadColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A table saved by a spreadsheet starts with a UTF-8 byte-order mark; it
+// reads as the table without it.
+func TestReadCSVSkipsAByteOrderMark(t *testing.T) {
+	tab, err := ReadCSV(bytes.NewReader([]byte("\ufeffapp,oasis\nmm,1.5\n")))
+	if err != nil || len(tab.Apps) != 1 || tab.Apps[0] != "mm" || tab.Series[0] != "oasis" || tab.Values[0][0] != 1.5 {
+		t.Fatalf("%+v, %v", tab, err)
+	}
+	// Only at the start: a mark inside a field is that field's text.
+	if tab, err := ReadCSV(bytes.NewReader([]byte("app,oasis\n\ufeffmm,1.5\n"))); err != nil || tab.Apps[0] != "\ufeffmm" {
+		t.Fatalf("%q, %v", tab.Apps, err)
+	}
+}

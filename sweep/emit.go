@@ -147,13 +147,20 @@ func sbatchQuote(s string) (string, error) {
 // batch system; each writes its result where a sweep would.
 func EmitList(w io.Writer, mgpu, results string, runs []Run) error {
 	for _, r := range runs {
-		args := append([]string{mgpu, "run"}, r.Args()...)
-		args = append(args, "--out", ResultPath(results, r))
-		if _, err := fmt.Fprintln(w, shellLine(args)); err != nil {
+		if err := EmitCommand(w, mgpu, results, r); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// EmitCommand writes one run's line of EmitList, for a list streamed from
+// Spec.Each.
+func EmitCommand(w io.Writer, mgpu, results string, r Run) error {
+	args := append([]string{mgpu, "run"}, r.Args()...)
+	args = append(args, "--out", ResultPath(results, r))
+	_, err := fmt.Fprintln(w, shellLine(args))
+	return err
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -23,9 +23,10 @@ import (
 // Summary counts what Execute did.
 type Summary struct {
 	Total, Skipped, Done, Failed int
-	// Stale counts cached results from another build that were run again
-	// (they are also in Done or Failed).
-	Stale int
+	// Stale counts cached results from another build that were run again,
+	// Incomplete the cached files that were not whole results, run again
+	// too (both are also in Done or Failed).
+	Stale, Incomplete int
 	// Interrupted is set when the interrupt channel delivered; Abandoned
 	// counts the runs that were in flight when a second interrupt gave up
 	// on them (their results are not written).
@@ -63,20 +64,67 @@ func ResultPath(dir string, r Run) string { return filepath.Join(dir, r.Hash()+"
 // failed, so that neither a resume nor a merged CSV takes it for current.
 func stalePath(dir string, r Run) string { return ResultPath(dir, r) + ".stale" }
 
-// cachedVersion reads the version of the result at path; ok is false when
-// there is no such file.
-func cachedVersion(path string) (version string, ok bool) {
+// cached reads the result at path whole (ReadResult): ok is false when
+// there is no such file, and err says why a file there is not a whole
+// result (a stub, a field missing, a file cut short), which is run again.
+func cached(path string) (version string, ok bool, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", !errors.Is(err, fs.ErrNotExist)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", false, nil
+		}
+		return "", true, err
 	}
-	var v struct {
-		Version string `json:"version"`
+	r, err := ReadResult(data)
+	if err != nil {
+		return "", true, err
 	}
-	if json.Unmarshal(data, &v) != nil || v.Version == "" {
-		return "(unreadable or unversioned)", true
+	return r.Version, true, nil
+}
+
+// Kept is whether dir holds a whole result of r from this build, which
+// a sweep would reuse rather than run.
+func Kept(dir string, r Run) bool {
+	v, ok, err := cached(ResultPath(dir, r))
+	return ok && err == nil && v == platform.FullVersion()
+}
+
+// scanCache is the runs that have no whole result of this build in dir,
+// with the counts of those that have one (Skipped) or one of another
+// build (Stale); it says on progress which builds they came from, and
+// which files were not whole results.
+func scanCache(runs []Run, dir string, progress io.Writer) ([]Run, Summary) {
+	sum := Summary{Total: len(runs)}
+	this := platform.FullVersion()
+	stale := map[string]int{}
+	var broken []string
+	var todo []Run
+	for _, r := range runs {
+		path := ResultPath(dir, r)
+		v, ok, err := cached(path)
+		switch {
+		case !ok:
+		case err != nil:
+			broken = append(broken, fmt.Sprintf("%s (%v)", path, err))
+		case v == this:
+			sum.Skipped++
+			continue
+		default:
+			stale[v]++
+			sum.Stale++
+		}
+		todo = append(todo, r)
 	}
-	return v.Version, true
+	if progress != nil {
+		for _, v := range slices.Sorted(maps.Keys(stale)) {
+			fmt.Fprintf(progress, "%d cached results are from build %s, not this build %s: running them again\n", stale[v], v, this)
+		}
+		if len(broken) > 0 {
+			fmt.Fprintf(progress, "%d cached result files are not whole results, the first %s: running them again\n", len(broken), broken[0])
+		}
+	}
+	sum.Incomplete = len(broken)
+	return todo, sum
 }
 
 // Execute is ExecuteUntil without an interrupt.
@@ -104,28 +152,7 @@ func ExecuteUntil(interrupt <-chan os.Signal, runs []Run, dir string, jobs int, 
 		return Summary{}, err
 	}
 	jobs = max(jobs, 1)
-	sum := Summary{Total: len(runs)}
-	this := platform.FullVersion()
-	stale := map[string]int{}
-	var todo []Run
-	for _, r := range runs {
-		v, ok := cachedVersion(ResultPath(dir, r))
-		switch {
-		case !ok:
-		case v == this:
-			sum.Skipped++
-			continue
-		default:
-			stale[v]++
-			sum.Stale++
-		}
-		todo = append(todo, r)
-	}
-	if progress != nil {
-		for _, v := range slices.Sorted(maps.Keys(stale)) {
-			fmt.Fprintf(progress, "%d cached results are from build %s, not this build %s: running them again\n", stale[v], v, this)
-		}
-	}
+	todo, sum := scanCache(runs, dir, progress)
 	start := time.Now()
 	bar := &bar{w: progress, total: len(todo), skipped: sum.Skipped, start: start}
 	bar.draw()

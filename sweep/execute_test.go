@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog/log"
 
 	"github.com/mgpu-sim/mgpu/platform"
+	"github.com/mgpu-sim/mgpu/stats"
 )
 
 // fakeSimulate replaces the simulator for the test: a result of this
@@ -30,9 +31,16 @@ func fakeSimulate(t *testing.T, hold map[string]bool, started chan<- string, rel
 			started <- key
 			<-release
 		}
-		return &platform.Result{Workload: o.Workload, Policy: o.Policy, GPUs: o.Config.GPUs, Seed: o.Seed,
-			Scale: o.Scale, Size: o.Size, Version: platform.FullVersion(), Config: o.Config, Sets: o.Sets}, nil
+		return wholeResult(o), nil
 	}
+}
+
+// wholeResult is a result of o that ReadResult accepts: every field,
+// with a counter and stall set per GPU.
+func wholeResult(o platform.Options) *platform.Result {
+	return &platform.Result{Workload: o.Workload, Policy: o.Policy, GPUs: o.Config.GPUs, Seed: o.Seed,
+		Scale: o.Scale, Size: o.Size, Version: platform.FullVersion(), Config: o.Config, Sets: o.Sets,
+		PerGPU: make([]stats.Counters, o.Config.GPUs), PerGPUStal: make([]stats.Stalls, o.Config.GPUs)}
 }
 
 func versionOf(t *testing.T, path string) string {
@@ -224,7 +232,7 @@ func TestCollectSkipsStrayJSON(t *testing.T) {
 	if _, err := Execute(runs, dir, 1, nil); err != nil {
 		t.Fatal(err)
 	}
-	for name, body := range map[string]string{"notes.json": `{"author": "me"}`, "broken.json": `{"workload": `, "x.failed.json": `[1]`} {
+	for name, body := range map[string]string{"notes.json": `{"author": "me"}`, "broken.json": `{"author": `, "x.failed.json": `[1]`} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ package sweep
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -160,10 +161,13 @@ func (s *Spec) prepare() ([]string, error) {
 	if s.Size == "" {
 		s.Size = benchmarks.SizeAuto
 	}
-	if len(s.Seeds) == 0 {
-		s.Seeds = []uint64{1}
-	}
 	var errs []error
+	switch {
+	case s.Seeds == nil: // no seeds key, or "seeds:" with no value
+		s.Seeds = []uint64{1}
+	case len(s.Seeds) == 0:
+		errs = append(errs, errors.New("seeds: empty list, so the sweep has no runs; list at least one seed, or leave seeds out for seed 1"))
+	}
 	for name, n := range map[string]int{"workloads": len(s.Workloads), "policies": len(s.Policies), "gpus": len(s.GPUs)} {
 		if n == 0 {
 			errs = append(errs, fmt.Errorf("%s: empty list, so the sweep has no runs", name))
@@ -219,15 +223,33 @@ func (s *Spec) prepare() ([]string, error) {
 		if _, ok := shadowed[k]; ok {
 			continue
 		}
-		for _, v := range s.Sets[k] {
-			cfg := platform.DefaultConfig()
-			if err := cfg.Set(k + "=" + v); err != nil && !said[err.Error()] {
+		errs = append(errs, s.checkValues(k, said)...)
+	}
+	return keys, errors.Join(errs...)
+}
+
+// checkValues reports the values of sets key k that do not parse (an
+// error said before, by another value, not again), and two spellings of
+// one value (2MB and 2097152): each key sets its own field, so they would
+// make the same runs twice, under two labels.
+func (s *Spec) checkValues(k string, said map[string]bool) []error {
+	var errs []error
+	spelt := map[platform.Config]string{}
+	for _, v := range s.Sets[k] {
+		cfg := platform.DefaultConfig()
+		if err := cfg.Set(k + "=" + v); err != nil {
+			if !said[err.Error()] {
 				said[err.Error()] = true
 				errs = append(errs, err)
 			}
+			continue
 		}
+		if prev, ok := spelt[cfg]; ok && prev != v {
+			errs = append(errs, fmt.Errorf("sets.%s: %s and %s are the same value, so they would make the same run twice (equal configs): list each value once", k, prev, v))
+		}
+		spelt[cfg] = v
 	}
-	return keys, errors.Join(errs...)
+	return errs
 }
 
 // Count is the number of runs the spec expands to, found without
@@ -300,75 +322,133 @@ func product(ls ...int) int {
 // Runs lists the spec's runs in a fixed order. It checks the spec's
 // lists and that every sets value parses, but not the runs' configs:
 // Expand validates those, and CheckRuns everything a run's build checks.
+// It holds every run (about 2 KB each): Each streams them instead.
+func (s *Spec) Runs() ([]Run, error) {
+	var runs []Run
+	err := s.Each(func(_ int, r Run) error {
+		runs = append(runs, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return runs, nil
+}
+
+// Each calls f with the index and the run of each of the spec's runs, in
+// Runs' order, holding none of them, so that a spec of a million runs is
+// listed or checked in constant memory. It stops at f's first error and
+// returns it.
 //
 // A sets key that a run's policy or workload ignores (policy.* keys under
 // other policies, im2col on workloads without im2col; platform.Affects)
 // is left out of that run, so an on-touch run beside OASIS runs over
 // policy.reset_threshold [4, 8, 32] runs once, at the default, rather
-// than three times with the same result under three labels.
-func (s *Spec) Runs() ([]Run, error) {
+// than three times with the same result under three labels: the run is
+// made at the combination whose ignored keys are at their first values.
+func (s *Spec) Each(f func(i int, r Run) error) error {
 	keys, err := s.prepare()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var runs []Run
-	seen := map[string]Run{}
-	configs := map[string]platform.Config{}
-	for _, combo := range combos(keys, s.Sets) {
+	reads := map[[2]string][]bool{} // which keys each policy and workload read
+	for _, p := range s.Policies {
+		for _, w := range s.Workloads {
+			for _, k := range keys {
+				reads[[2]string{p, w}] = append(reads[[2]string{p, w}], platform.Affects(k, p, w))
+			}
+		}
+	}
+	i := 0
+	return eachCombo(keys, s.Sets, func(combo []int) error {
+		configs := map[string]platform.Config{} // this combination's, per set of keys read
 		for _, g := range s.GPUs {
 			for _, w := range s.Workloads {
 				for _, p := range s.Policies {
-					sets, id := readSets(keys, combo, p, w)
+					sets, id, first := readSets(keys, s.Sets, combo, reads[[2]string{p, w}])
+					if !first {
+						continue // an ignored key varied: its first value's run serves
+					}
 					cfg, ok := configs[id]
 					if !ok {
-						cfg = platform.DefaultConfig()
-						for _, k := range keys {
-							if _, in := sets[k]; in {
-								if err := cfg.Set(k + "=" + sets[k]); err != nil {
-									return nil, err // prepare tried every value: not reached
-								}
-							}
+						if cfg, err = configOf(sets); err != nil {
+							return err
 						}
 						configs[id] = cfg
 					}
 					cfg.GPUs = g
 					for _, seed := range s.Seeds {
 						r := Run{Workload: w, Policy: p, GPUs: g, Seed: seed, Scale: s.Scale, Size: s.Size, Sets: sets, Config: cfg}
-						h := r.Hash()
-						if prev, dup := seen[h]; dup {
-							if maps.Equal(prev.Sets, r.Sets) {
-								continue // a key this run ignores varied: one run serves
-							}
-							// Different spellings of one value (2MB and
-							// 2097152) still give the same run, which would
-							// run twice and write duplicate rows.
-							return nil, fmt.Errorf("%s and %s are the same run (equal configs): list each value once", prev.Label(), r.Label())
+						if err := f(i, r); err != nil {
+							return err
 						}
-						seen[h] = r
-						runs = append(runs, r)
+						i++
 					}
 				}
 			}
 		}
-	}
-	return runs, nil
+		return nil
+	})
 }
 
-// readSets is combo without the keys that policy p or workload w ignores,
-// and a string naming it (nil and "" for no sets at all).
-func readSets(keys []string, combo map[string]string, p, w string) (map[string]string, string) {
-	if combo == nil {
-		return nil, ""
-	}
-	sets := make(map[string]string, len(combo))
-	var id strings.Builder
-	for _, k := range keys {
-		if platform.Affects(k, p, w) {
-			sets[k] = combo[k]
-			id.WriteString(k + "=" + combo[k] + "\n")
+// configOf is the default config with sets applied.
+func configOf(sets map[string]string) (platform.Config, error) {
+	cfg := platform.DefaultConfig()
+	for _, k := range slices.Sorted(maps.Keys(sets)) {
+		if err := cfg.Set(k + "=" + sets[k]); err != nil {
+			return cfg, err // prepare tried every value: not reached
 		}
 	}
-	return sets, id.String()
+	return cfg, nil
+}
+
+// eachCombo calls f with each combination of the sets values, as the
+// index of each key's value, the last key varying fastest; once, with
+// nil, without sets.
+func eachCombo(keys []string, sets map[string][]string, f func(combo []int) error) error {
+	if len(keys) == 0 {
+		return f(nil)
+	}
+	combo := make([]int, len(keys))
+	for {
+		if err := f(combo); err != nil {
+			return err
+		}
+		i := len(keys) - 1
+		for ; i >= 0; i-- {
+			if combo[i]++; combo[i] < len(sets[keys[i]]) {
+				break
+			}
+			combo[i] = 0
+		}
+		if i < 0 {
+			return nil
+		}
+	}
+}
+
+// readSets is the combination's values of the keys a run reads (reads[i]
+// for keys[i]), and a string naming them (nil and "" without sets).
+// first is false when a key it ignores is not at its first value: the run
+// repeats the one where it is.
+func readSets(keys []string, values map[string][]string, combo []int, reads []bool) (sets map[string]string, id string, first bool) {
+	if combo == nil {
+		return nil, "", true
+	}
+	sets = make(map[string]string, len(keys))
+	var b strings.Builder
+	for i, k := range keys {
+		if !reads[i] {
+			if combo[i] != 0 {
+				return nil, "", false
+			}
+			continue
+		}
+		v := values[k][combo[i]]
+		sets[k] = v
+		b.WriteString(k + "=" + v + "\n")
+	}
+	return sets, b.String(), true
 }
 
 // Expand validates the spec and lists its runs in a fixed order. Every
@@ -406,15 +486,39 @@ func (s *Spec) Expand() ([]Run, error) {
 // rather than in a .failed.json after others took minutes. The runs that
 // would fail are an *InvalidRuns.
 func CheckRuns(runs []Run) error {
-	k := platform.NewChecker()
-	bad := &InvalidRuns{Total: len(runs)}
+	c := NewRunChecker()
 	for _, r := range runs {
-		if err := k.Check(r.Options()); err != nil {
-			bad.add(r, err)
-		}
+		c.Check(r)
 	}
-	if bad.Bad > 0 {
-		return bad
+	return c.Err()
+}
+
+// RunChecker is CheckRuns one run at a time, for the runs Each streams:
+// it keeps no run but the first MaxListed that would fail.
+type RunChecker struct {
+	k   *platform.Checker
+	bad InvalidRuns
+}
+
+// NewRunChecker returns a RunChecker that has checked nothing.
+func NewRunChecker() *RunChecker { return &RunChecker{k: platform.NewChecker()} }
+
+// Check checks one run, as CheckRuns does.
+func (c *RunChecker) Check(r Run) {
+	c.bad.Total++
+	if err := c.k.Check(r.Options()); err != nil {
+		c.bad.add(r, err)
+	}
+}
+
+// Checked is how many runs Check was given.
+func (c *RunChecker) Checked() int { return c.bad.Total }
+
+// Err is the *InvalidRuns of the checked runs that would fail, or nil.
+func (c *RunChecker) Err() error {
+	if c.bad.Bad > 0 {
+		bad := c.bad
+		return &bad
 	}
 	return nil
 }
@@ -428,6 +532,9 @@ const MaxListed = 20
 type InvalidRuns struct {
 	Total, Bad int // the sweep's runs, and those that would fail
 	Listed     []BadRun
+	// Whose names the runs' owner in the message: "the sweep's" when
+	// empty, "figure fig25's" for a figure's.
+	Whose string
 }
 
 // BadRun is one run that would fail.
@@ -445,7 +552,7 @@ func (e *InvalidRuns) add(r Run, err error) {
 
 func (e *InvalidRuns) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of the sweep's %d runs would fail, so none was started:", e.Bad, e.Total)
+	fmt.Fprintf(&b, "%d of %s %d runs would fail, so none was started:", e.Bad, cmp.Or(e.Whose, "the sweep's"), e.Total)
 	for _, r := range e.Listed {
 		fmt.Fprintf(&b, "\n  %s: %s", r.Label, strings.ReplaceAll(r.Err.Error(), "\n", "; "))
 	}
@@ -477,28 +584,6 @@ func checkName(name string) error {
 		return fmt.Errorf("name %q: must be a plain file name without path separators or \"..\" (the merged CSV is <results>/<name>.csv)", name)
 	}
 	return nil
-}
-
-// combos is the cartesian product of the value lists, one map per point.
-func combos(keys []string, sets map[string][]string) []map[string]string {
-	out := []map[string]string{{}}
-	for _, k := range keys {
-		var next []map[string]string
-		for _, c := range out {
-			for _, v := range sets[k] {
-				m := map[string]string{k: v}
-				for kk, vv := range c {
-					m[kk] = vv
-				}
-				next = append(next, m)
-			}
-		}
-		out = next
-	}
-	if len(keys) == 0 {
-		return []map[string]string{nil}
-	}
-	return out
 }
 
 // Hash identifies a run by everything that determines its result: the

@@ -61,3 +61,18 @@ func TestSpecWithoutScaleRunsAtOne(t *testing.T) {
 		t.Fatalf("spec in code: %v %+v", err, runs)
 	}
 }
+
+// No seeds, or a seeds key without a value, means seed 1; an empty list
+// is an error (TestSpecErrorsBeforeAnyRun), not seed 1.
+func TestSpecWithoutSeedsRunsSeedOne(t *testing.T) {
+	for _, body := range []string{"", "seeds:\n", "seeds: ~\n"} {
+		s, err := Load(writeSpec(t, "workloads: [mm]\npolicies: [on-touch]\ngpus: [4]\n"+body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := s.Expand()
+		if err != nil || len(runs) != 1 || runs[0].Seed != 1 {
+			t.Errorf("%q: %v %+v", body, err, runs)
+		}
+	}
+}

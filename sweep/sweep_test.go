@@ -26,6 +26,7 @@ func TestSpecErrorsBeforeAnyRun(t *testing.T) {
 		{"unknown policy", "workloads: [mm]\npolicies: [nope]\ngpus: [4]\n", "unknown policy"},
 		{"bad set key", "workloads: [mm]\npolicies: [on-touch]\ngpus: [4]\nsets: {gpu.nope: [1]}\n", "gpu.nope"},
 		{"bad gpu count", "workloads: [mm]\npolicies: [on-touch]\ngpus: [0]\n", "gpus"},
+		{"empty seeds", "workloads: [mm]\npolicies: [on-touch]\ngpus: [4]\nseeds: []\n", "seeds: empty list, so the sweep has no runs; list at least one seed, or leave seeds out for seed 1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := Load(writeSpec(t, c.body))

@@ -227,8 +227,11 @@ var catalogue = []catalogueRow{
 
 // TestCatalogue runs the catalogue: each row's exit status and words, no
 // crash, and for bad input no simulation and nothing written.
-func TestCatalogue(t *testing.T) {
-	for _, r := range catalogue {
+func TestCatalogue(t *testing.T) { runCatalogue(t, catalogue) }
+
+// runCatalogue runs rows as TestCatalogue does.
+func runCatalogue(t *testing.T, rows []catalogueRow) {
+	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
 			if r.skip != "" {
 				t.Skip(r.skip)

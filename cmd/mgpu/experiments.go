@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -59,43 +58,25 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err := sweepClobber(spec, specPath, *results, *csvOut, *noCSV, *split.emit); err != nil {
 		return err
 	}
-	// Count before expanding: a spec of a million runs answers at once.
-	n, err := spec.Count()
+	// Sized before expanding: a spec of a million runs answers at once.
+	n, err := sizeSweep(spec, specPath, split, *yes, stderr)
 	if err != nil {
-		return inputError{err}
-	}
-	fmt.Fprintf(stderr, "sweep: %s expands to %s (%s x %s x %s x %s x %s)\n", specPath, count(n, "run"),
-		count(len(spec.Workloads), "workload"), count(len(spec.Policies), "policy"), count(len(spec.GPUs), "GPU count"),
-		count(len(spec.Seeds), "seed"), count(spec.SetCombinations(), "sets combination"))
-	if all := spec.Product(); n < all {
-		fmt.Fprintf(stderr, "sweep: %d fewer: a run whose policy or workload ignores a sets key (policy.* keys, im2col) runs once, at that key's default\n", all-n)
-	}
-	// An array task (--task) runs its slice of a sweep whose size was
-	// accepted when its script was emitted.
-	if n > maxUnconfirmedRuns && !*yes && *split.task < 0 {
-		return badInput("%s expands to %d runs, more than %d: pass --yes to run them all, or narrow the spec's lists", specPath, n, maxUnconfirmedRuns)
-	}
-	runs, err := spec.Runs()
-	if err != nil {
-		return inputError{err}
-	}
-	dir := firstNonEmpty(*results, spec.Results, "results")
-	if runs, err = split.slice(runs); err != nil {
 		return err
 	}
-	withThreads(runs, *threads)
-	// Every run is checked before the first starts: a run that would fail
-	// fails the sweep now, not in a .failed.json after the others ran.
-	if err := sweep.CheckRuns(runs); err != nil {
-		return inputError{err}
-	}
+	dir := firstNonEmpty(*results, spec.Results, "results")
 	if *split.emit == "slurm" {
 		if err := absPaths(&specPath, &dir); err != nil {
 			return err
 		}
 	}
+	// Every run is checked before the first starts: a run that would fail
+	// fails the sweep now, not in a .failed.json after the others ran.
+	runs, err := checkSweep(spec, n, split, *threads, stderr)
+	if err != nil {
+		return err
+	}
 	job := sweep.SweepJob(specPath, dir)
-	if done, err := split.emitted(stdout, job, runs); done {
+	if done, err := split.emitted(stdout, job, n, eachOfSweep(spec, n, *threads)); done {
 		return err
 	}
 	if err := sweep.CheckDir(dir); err != nil {
@@ -324,17 +305,10 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if *size != figures.SizeDefault {
-		// Sizing the runs may build workloads at that size (a footprint
-		// for Early-Adaptor's windows), minutes of silence at --size paper
-		// before the estimate: say what it is.
-		fmt.Fprintf(stderr, "%s at --size %s: sizing its runs (a workload built at this size can take minutes)...\n", fig.Name, *size)
-	}
-	runs, err := fig.RunsAt(figures.Available(), *size, scale)
+	runs, err := figureRuns(fig, *size, scale, split, *threads, *results, stderr)
 	if err != nil {
-		return inputError{err}
+		return err
 	}
-	withThreads(runs, *threads)
 	if err := atomicfile.CheckDir(*results); err != nil {
 		return badInput("--results: %v", err)
 	}
@@ -344,7 +318,7 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
-		_, err := split.emitted(stdout, figureJob(name, *size, scale, *quick, *seeds, *results, *out), runs)
+		_, err := split.emitted(stdout, figureJob(name, *size, scale, *quick, *seeds, *results, *out), len(runs), listOf(runs))
 		return err
 	}
 	if split.slicing() {
@@ -460,7 +434,9 @@ func hours(sec float64) string {
 	return fmt.Sprintf("%.1f h", sec/3600)
 }
 
-// resultsOf returns the results of exactly these runs that exist in dir.
+// resultsOf returns the results of exactly these runs that exist in dir
+// as whole results (sweep.ReadResult: a stub would be a row of zeros; the
+// sweep has just run again any that were not whole).
 func resultsOf(runs []sweep.Run, dir string) []*platform.Result {
 	var out []*platform.Result
 	for _, r := range runs {
@@ -468,9 +444,8 @@ func resultsOf(runs []sweep.Run, dir string) []*platform.Result {
 		if err != nil {
 			continue
 		}
-		var res platform.Result
-		if json.Unmarshal(data, &res) == nil {
-			out = append(out, &res)
+		if res, err := sweep.ReadResult(data); err == nil {
+			out = append(out, res)
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/figures"
 	"github.com/mgpu-sim/mgpu/platform"
+	"github.com/mgpu-sim/mgpu/sweep"
 )
 
 // errHelp means the help a user asked for was printed: exit 0, as for
@@ -43,7 +44,7 @@ var helps = map[string]help{
 	},
 	"sweep": {
 		usage:   "mgpu sweep SPEC.yaml [--jobs N] [--results DIR] [--emit slurm|list] [--tasks T --task i] [--yes]",
-		about:   "Runs every combination of a spec's lists, resumably: each run's result is cached\nin <results>/<hash>.json and reused by a later sweep of the same build (a result\nfrom another build is run again). Ctrl-C stops starting runs and lets those in\nflight finish; a second Ctrl-C abandons them. Rerun the sweep to resume.\n\nBefore anything runs (or is emitted), the sweep says how many runs the spec\nexpands to, and checks every run as 'mgpu run' would: a run that would fail, such\nas a key set where it has no effect, is listed and nothing runs (exit 2). A spec\nof more than " + fmt.Sprint(maxUnconfirmedRuns) + " runs needs --yes.",
+		about:   "Runs every combination of a spec's lists, resumably: each run's result is cached\nin <results>/<hash>.json and reused by a later sweep of the same build (a result\nfrom another build is run again). Ctrl-C stops starting runs and lets those in\nflight finish; a second Ctrl-C abandons them. Rerun the sweep to resume.\n\nBefore anything runs (or is emitted), the sweep says how many runs the spec\nexpands to, and checks every run as 'mgpu run' would: a run that would fail, such\nas a key set where it has no effect, is listed and nothing runs (exit 2). A spec\nof more than " + fmt.Sprint(maxUnconfirmedRuns) + " runs needs --yes; one of more than " + fmt.Sprint(sweep.MaxRuns) + " is refused, and so\nis one whose runs (about 8 KB each) would take more than half the memory to run\nhere: --emit list streams them, --tasks T --task i holds one slice.",
 		example: "mgpu sweep sweeps/fig15.yaml --jobs 8",
 		more: `Spec format (YAML; every combination of the lists is one run):
   name: fig15                    # merged CSV <results>/<name>.csv; a plain file name

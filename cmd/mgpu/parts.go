@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -27,10 +28,17 @@ func addPartFlags(fs *flag.FlagSet, what string) parts {
 	}
 }
 
-// check refuses an unknown --emit.
+// check refuses an unknown --emit and a negative --tasks, which would
+// otherwise run as one task.
 func (p parts) check() error {
 	if *p.emit != "" && *p.emit != "slurm" && *p.emit != "list" {
 		return badInput("--emit %q: valid values are slurm, list", *p.emit)
+	}
+	if *p.tasks < 0 {
+		return badInput("--tasks %d: must be >= 1 (a task count), or 0 for one task per run, up to %d", *p.tasks, sweep.MaxArrayTasks)
+	}
+	if tasks := max(*p.tasks, 1); *p.task < -1 || p.slicing() && (*p.task < 0 || *p.task >= tasks) {
+		return badInput("--task %d of %d: need 0 <= --task < --tasks", *p.task, tasks)
 	}
 	return nil
 }
@@ -53,17 +61,37 @@ func (p parts) slice(runs []sweep.Run) ([]sweep.Run, error) {
 	return out, nil
 }
 
+// keeps is whether run i is one this process runs or emits: every run,
+// but only task's slice when slicing (as sweep.Slice cuts it).
+func (p parts) keeps(i int) bool {
+	return !p.slicing() || i%max(*p.tasks, 1) == *p.task
+}
+
+// held is how many of n runs this process holds in memory at once: none
+// when it emits them, its slice's when slicing, else all.
+func (p parts) held(n int) int {
+	switch {
+	case *p.emit != "":
+		return 0
+	case p.slicing():
+		tasks := max(*p.tasks, 1)
+		return (n + tasks - 1) / tasks
+	}
+	return n
+}
+
 // emitted writes the script or list --emit asks for and reports whether it
-// did. job's paths must already be absolute; the results directory is made
+// did: n runs, which each calls f on in turn (the list streams them).
+// job's paths must already be absolute; the results directory is made
 // now, as Slurm does not create the directory of a job's --output file.
-func (p parts) emitted(stdout io.Writer, job sweep.ArrayJob, runs []sweep.Run) (bool, error) {
+func (p parts) emitted(stdout io.Writer, job sweep.ArrayJob, n int, each func(f func(sweep.Run) error) error) (bool, error) {
 	switch *p.emit {
 	case "slurm":
 		bin, err := binPath(*p.mgpu)
 		if err != nil {
 			return true, inputError{err}
 		}
-		script, err := job.Script(bin, len(runs), *p.tasks)
+		script, err := job.Script(bin, n, *p.tasks)
 		if err != nil {
 			return true, badInput("--emit slurm: %v", err)
 		}
@@ -73,9 +101,26 @@ func (p parts) emitted(stdout io.Writer, job sweep.ArrayJob, runs []sweep.Run) (
 		_, err = io.WriteString(stdout, script)
 		return true, err
 	case "list":
-		return true, sweep.EmitList(stdout, *p.mgpu, job.Results, runs)
+		w := bufio.NewWriterSize(stdout, 1<<16)
+		err := each(func(r sweep.Run) error { return sweep.EmitCommand(w, *p.mgpu, job.Results, r) })
+		if ferr := w.Flush(); err == nil {
+			err = ferr
+		}
+		return true, err
 	}
 	return false, nil
+}
+
+// listOf is each of emitted over runs held in memory.
+func listOf(runs []sweep.Run) func(f func(sweep.Run) error) error {
+	return func(f func(sweep.Run) error) error {
+		for _, r := range runs {
+			if err := f(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // binPath makes a binary given as a path absolute: the array tasks may
