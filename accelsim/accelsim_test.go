@@ -40,7 +40,7 @@ func convert(t *testing.T, dir string) *replay.Program {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := replay.Open(path)
+	p, err := platform.OpenTrace(path)
 	if err != nil {
 		t.Fatal(err)
 	}
