@@ -72,7 +72,8 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 }
 
 // convertAccelSim writes an Accel-Sim trace as a recording for runs like
-// opts.
+// opts. The trace is read and checked whole first, so a bad one exits 2
+// before --out is touched.
 func convertAccelSim(list, name string, opts platform.Options, out string, stdout io.Writer) error {
 	p, tag, align, err := platform.RecordingFor(opts)
 	if err != nil {
@@ -82,12 +83,23 @@ func convertAccelSim(list, name string, opts platform.Options, out string, stdou
 		return badInput("--accelsim %s: %v", list, errors.Unwrap(err))
 	}
 	if name == "" {
-		name = filepath.Base(filepath.Dir(list))
+		// The trace's directory, named: a relative list's Dir is ".".
+		dir, err := filepath.Abs(filepath.Dir(list))
+		if err != nil {
+			return err
+		}
+		name = filepath.Base(dir)
 	}
-	o := accelsim.Options{Name: name, Params: p, Tagging: tag, Align: align}
-	err = atomicfile.Write(out, func(w io.Writer) error { return accelsim.Convert(list, w, o) })
+	t, err := accelsim.Read(list, accelsim.Options{Name: name, Params: p, Tagging: tag, Align: align})
 	var ae *accelsim.Error
 	if errors.As(err, &ae) || errors.Is(err, fs.ErrNotExist) {
+		return inputError{err}
+	}
+	if err != nil {
+		return err
+	}
+	err = atomicfile.Write(out, t.Write)
+	if errors.As(err, &ae) {
 		return inputError{err}
 	}
 	if err != nil {

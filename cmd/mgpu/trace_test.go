@@ -182,3 +182,51 @@ func TestRunTraceRefusesBadMetadata(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceConvertRefuses: a bad Accel-Sim trace exits 2 naming its file
+// and line, and leaves nothing in --out's directory.
+func TestTraceConvertRefuses(t *testing.T) {
+	kernel, err := os.ReadFile("../../accelsim/testdata/vecadd/kernel-1.traceg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, list, kernel, want string
+	}{
+		{"a copy wrapping past 2^64", "MemcpyHtoD,0x7f0000000000,18446744073709551615\nkernel-1.traceg\n", string(kernel), "kernelslist.g:1: MemcpyHtoD of 18446744073709551615 bytes"},
+		{"no kernel", "MemcpyHtoD,0x7f0000000000,1024\n", string(kernel), "kernelslist.g:1: no kernel"},
+		{"a huge block", "kernel-1.traceg\n", strings.Replace(string(kernel), "(64,1,1)", "(2147483647,1024,1)", 1), "kernel-1.traceg:4: block dim = (2147483647,1024,1): CUDA allows at most 1024 threads"},
+	} {
+		in, outDir := t.TempDir(), t.TempDir()
+		os.WriteFile(filepath.Join(in, "kernelslist.g"), []byte(tc.list), 0o644)
+		os.WriteFile(filepath.Join(in, "kernel-1.traceg"), []byte(tc.kernel), 0o644)
+		code, msg := mgpuRun(t, "trace", "convert", "--accelsim", filepath.Join(in, "kernelslist.g"), "--out", filepath.Join(outDir, "x.mgputrace"))
+		if code != 2 || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: exit %d, %q; want exit 2 saying %q", tc.name, code, msg, tc.want)
+		}
+		if left, _ := os.ReadDir(outDir); len(left) > 0 {
+			t.Errorf("%s: left %v in --out's directory", tc.name, left)
+		}
+	}
+}
+
+// TestTraceConvertNamesDirectory: a list given by a relative name in its
+// own directory names the recording after that directory, not ".".
+func TestTraceConvertNamesDirectory(t *testing.T) {
+	d := filepath.Join(t.TempDir(), "vecadd")
+	os.Mkdir(d, 0o755)
+	for _, name := range []string{"kernelslist.g", "kernel-1.traceg"} {
+		b, err := os.ReadFile(filepath.Join("../../accelsim/testdata/vecadd", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(d, name), b, 0o644)
+	}
+	t.Chdir(d)
+	if code, msg := mgpuRun(t, "trace", "convert", "--accelsim", "kernelslist.g", "--gpus", "1", "--out", "v.mgputrace"); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, msg)
+	}
+	if code, msg := mgpuRun(t, "run", "--trace", "v.mgputrace"); code != 0 || !strings.HasPrefix(msg, "vecadd on 1 GPUs") {
+		t.Fatalf("run: exit %d: %s; want vecadd on 1 GPUs", code, msg)
+	}
+}
