@@ -49,6 +49,9 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	if (sub == "convert") != (*accel != "") {
 		return badInput("--accelsim goes with 'mgpu trace convert', and convert needs it")
 	}
+	if err := ignoredTraceFlags(fs, sub); err != nil {
+		return err
+	}
 	cfg, err := f.buildConfig(fs)
 	if err != nil {
 		return err
@@ -68,6 +71,21 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "recorded %s (%d GPUs, scale %g, seed %d) to %s\n", f.workload, cfg.GPUs, f.scale, f.seed, f.out)
+	return nil
+}
+
+// ignoredTraceFlags refuses the flags the subcommand would ignore: an
+// Accel-Sim trace is its own workload, and a recording is named after its
+// workload.
+func ignoredTraceFlags(fs *flag.FlagSet, sub string) error {
+	if sub == "record" && visited(fs, "name") {
+		return badInput("--name goes with 'mgpu trace convert': a recording is named after its --workload")
+	}
+	for _, n := range []string{"workload", "iterations"} {
+		if sub == "convert" && visited(fs, n) {
+			return badInput("--%s with 'mgpu trace convert': the Accel-Sim trace is the workload (--name names it); leave --%s out", n, n)
+		}
+	}
 	return nil
 }
 

@@ -230,3 +230,25 @@ func TestTraceConvertNamesDirectory(t *testing.T) {
 		t.Fatalf("run: exit %d: %s; want vecadd on 1 GPUs", code, msg)
 	}
 }
+
+// TestTraceIgnoredFlags: a flag the subcommand would ignore is refused.
+func TestTraceIgnoredFlags(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x.mgputrace")
+	list := "../../accelsim/testdata/vecadd/kernelslist.g"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"convert", "--accelsim", list, "--workload", "fft"}, "--workload with 'mgpu trace convert': the Accel-Sim trace is the workload"},
+		{[]string{"convert", "--accelsim", list, "--iterations", "3"}, "--iterations with 'mgpu trace convert'"},
+		{[]string{"record", "--workload", "mm", "--name", "x"}, "--name goes with 'mgpu trace convert'"},
+	} {
+		code, msg := mgpuRun(t, append(append([]string{"trace"}, tc.args...), "--out", out)...)
+		if code != 2 || !strings.Contains(msg, tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 saying %q", tc.args, code, msg, tc.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a recording was written")
+	}
+}
