@@ -60,6 +60,10 @@ func RecordingFor(o Options) (benchmarks.Params, objtable.Tagging, uint64, error
 	if o.Size == "" {
 		o.Size = "auto"
 	}
+	// What a replay would refuse is not recorded.
+	if err := CheckParams(o.params()); err != nil {
+		return benchmarks.Params{}, objtable.Tagging{}, 0, err
+	}
 	return o.params(), taggingOf(o.Config, traits), allocAlign(o.Config), nil
 }
 

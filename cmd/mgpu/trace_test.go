@@ -231,7 +231,8 @@ func TestTraceConvertNamesDirectory(t *testing.T) {
 	}
 }
 
-// TestTraceIgnoredFlags: a flag the subcommand would ignore is refused.
+// TestTraceIgnoredFlags: a flag the subcommand would ignore, or a size
+// no replay would accept, is refused.
 func TestTraceIgnoredFlags(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "x.mgputrace")
 	list := "../../accelsim/testdata/vecadd/kernelslist.g"
@@ -242,6 +243,7 @@ func TestTraceIgnoredFlags(t *testing.T) {
 		{[]string{"convert", "--accelsim", list, "--workload", "fft"}, "--workload with 'mgpu trace convert': the Accel-Sim trace is the workload"},
 		{[]string{"convert", "--accelsim", list, "--iterations", "3"}, "--iterations with 'mgpu trace convert'"},
 		{[]string{"record", "--workload", "mm", "--name", "x"}, "--name goes with 'mgpu trace convert'"},
+		{[]string{"convert", "--accelsim", list, "--size", "5gpu"}, `size "5gpu": valid sizes are`},
 	} {
 		code, msg := mgpuRun(t, append(append([]string{"trace"}, tc.args...), "--out", out)...)
 		if code != 2 || !strings.Contains(msg, tc.want) {
