@@ -298,48 +298,89 @@ func (k *kernelFile) nextBlock(fn func(warp int, in *parsed)) (bool, error) {
 	return false, nil
 }
 
+// fields is an instruction line's fields and a cursor over them.
+type fields struct {
+	line string
+	f    []string
+	p    int
+}
+
+// next is the next field; what names it in the error.
+func (r *fields) next(what string) (string, error) {
+	if r.p >= len(r.f) {
+		return "", fmt.Errorf("instruction %q: truncated before its %s", r.line, what)
+	}
+	r.p++
+	return r.f[r.p-1], nil
+}
+
+// count is the next field as a count of at most the fields left
+// (destinations, sources), or any integer if open.
+func (r *fields) count(what string, open bool) (int, error) {
+	s, err := r.next(what)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || !open && (v < 0 || v > len(r.f)-r.p) {
+		return 0, fmt.Errorf("bad %s %q in %q", what, s, r.line)
+	}
+	return v, nil
+}
+
+// hex and dec are the next field as an address, and as a stride or delta.
+func (r *fields) hex() (uint64, error) {
+	s, err := r.next("addresses")
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
+	if err != nil {
+		return 0, fmt.Errorf("bad address %q: want hex", s)
+	}
+	return v, nil
+}
+
+func (r *fields) dec() (int64, error) {
+	s, err := r.next("addresses")
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("bad stride or delta %q: want a decimal integer", s)
+	}
+	return v, nil
+}
+
 // parseInst reads "PC mask ndst [dst...] opcode nsrc [src...] width
 // [mode addresses]" (tracer version 3).
 func parseInst(l string, in *parsed) error {
-	f := strings.Fields(l)
+	r := &fields{line: l, f: strings.Fields(l), p: 2}
 	in.global, in.write, in.generic, in.addrs = false, false, false, in.addrs[:0]
-	if len(f) < 5 {
+	if len(r.f) < 5 {
 		return fmt.Errorf("instruction %q: too few fields", l)
 	}
-	mask, err := strconv.ParseUint(f[1], 16, 32)
+	mask, err := strconv.ParseUint(r.f[1], 16, 32)
 	if err != nil {
-		return fmt.Errorf("bad mask %q", f[1])
+		return fmt.Errorf("bad mask %q", r.f[1])
 	}
-	p := 2
-	next := func() (int, error) {
-		if p >= len(f) {
-			return 0, fmt.Errorf("instruction %q: truncated", l)
-		}
-		v, err := strconv.Atoi(f[p])
-		p++
-		return v, err
-	}
-	nd, err := next()
-	if err != nil || nd < 0 || nd > len(f)-p {
-		return fmt.Errorf("bad destination count in %q", l)
-	}
-	p += nd
-	if p >= len(f) {
-		return fmt.Errorf("instruction %q: truncated", l)
-	}
-	op := f[p]
-	p++
-	ns, err := next()
-	if err != nil || ns < 0 || ns > len(f)-p {
-		return fmt.Errorf("bad source count in %q", l)
-	}
-	p += ns
-	width, err := next()
+	nd, err := r.count("destination count", false)
 	if err != nil {
-		return fmt.Errorf("bad memory width in %q", l)
+		return err
 	}
-	if width == 0 {
-		return nil
+	r.p += nd
+	op, err := r.next("opcode")
+	if err != nil {
+		return err
+	}
+	ns, err := r.count("source count", false)
+	if err != nil {
+		return err
+	}
+	r.p += ns
+	if width, err := r.count("memory width", true); err != nil || width == 0 {
+		return err
 	}
 	base, _, _ := strings.Cut(op, ".")
 	switch base {
@@ -351,63 +392,32 @@ func parseInst(l string, in *parsed) error {
 		return nil // shared, local, constant, texture: compute here
 	}
 	in.write = base == "STG" || base == "ST" || base == "ATOM" || base == "ATOMG" || base == "RED"
-	mode, err := next()
+	mode, err := r.count("address mode", true)
 	if err != nil {
-		return fmt.Errorf("bad address mode in %q", l)
-	}
-	if err := addresses(l, f[p:], mask, mode, in); err != nil {
 		return err
 	}
-	for _, a := range in.addrs {
-		if in.global && a >= addrLimit {
-			return fmt.Errorf("address %#x: beyond %#x, the top of the address space the conversion models", a, uint64(addrLimit))
-		}
-	}
-	return nil
+	return addresses(r, mask, mode, in)
 }
 
-// addresses reads an instruction's addresses in its mode, from f, for the
-// threads in mask.
-func addresses(l string, f []string, mask uint64, mode int, in *parsed) error {
-	p := 0
+// addresses reads an instruction's addresses in its mode, for the
+// threads in mask; a global one must lie below addrLimit.
+func addresses(r *fields, mask uint64, mode int, in *parsed) error {
 	active := bits.OnesCount64(mask)
-	hex := func() (uint64, error) {
-		if p >= len(f) {
-			return 0, fmt.Errorf("instruction %q: truncated addresses", l)
-		}
-		v, err := strconv.ParseUint(strings.TrimPrefix(f[p], "0x"), 16, 64)
-		if err != nil {
-			err = fmt.Errorf("bad address %q: want hex", f[p])
-		}
-		p++
-		return v, err
-	}
-	dec := func() (int64, error) {
-		if p >= len(f) {
-			return 0, fmt.Errorf("instruction %q: truncated addresses", l)
-		}
-		v, err := strconv.ParseInt(f[p], 10, 64)
-		if err != nil {
-			err = fmt.Errorf("bad stride or delta %q: want a decimal integer", f[p])
-		}
-		p++
-		return v, err
-	}
 	switch mode {
 	case 0: // list_all: one address per active thread
 		for range active {
-			a, err := hex()
+			a, err := r.hex()
 			if err != nil {
 				return err
 			}
 			in.addrs = append(in.addrs, a)
 		}
 	case 1: // base_stride: the active threads from the first up to the first gap
-		a, err := hex()
+		a, err := r.hex()
 		if err != nil {
 			return err
 		}
-		s, err := dec()
+		s, err := r.dec()
 		if err != nil {
 			return err
 		}
@@ -416,13 +426,13 @@ func addresses(l string, f []string, mask uint64, mode int, in *parsed) error {
 			in.addrs = append(in.addrs, a+uint64(int64(i)*s))
 		}
 	case 2: // base_delta: the first address, then one delta per later active thread
-		a, err := hex()
+		a, err := r.hex()
 		if err != nil {
 			return err
 		}
 		in.addrs = append(in.addrs, a)
 		for range active - 1 {
-			d, err := dec()
+			d, err := r.dec()
 			if err != nil {
 				return err
 			}
@@ -434,6 +444,16 @@ func addresses(l string, f []string, mask uint64, mode int, in *parsed) error {
 	}
 	if active == 0 {
 		in.addrs = in.addrs[:0]
+	}
+	return checkGlobal(in)
+}
+
+// checkGlobal refuses a global address the conversion cannot group.
+func checkGlobal(in *parsed) error {
+	for _, a := range in.addrs {
+		if in.global && a >= addrLimit {
+			return fmt.Errorf("address %#x: beyond %#x, the top of the address space the conversion models", a, uint64(addrLimit))
+		}
 	}
 	return nil
 }
