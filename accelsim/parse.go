@@ -3,6 +3,7 @@ package accelsim
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -35,9 +36,13 @@ type listedKernel struct {
 	line int
 }
 
+// openFile opens one of the trace's files; the fuzz test reads them from
+// memory.
+var openFile = func(name string) (io.ReadCloser, error) { return os.Open(name) }
+
 // readList reads kernelslist.g.
 func readList(path string) (*list, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +111,7 @@ type kernelFile struct {
 	memInsts int
 	// the second pass
 	r    *bufio.Scanner
-	f    *os.File
+	f    io.ReadCloser
 	line int
 	wg   int
 	wfs  []warp
@@ -159,7 +164,7 @@ func scan(path string, global func(a uint64)) (*kernelFile, error) {
 
 // open opens the file and reads its header, up to the first '#' line.
 func (k *kernelFile) open() error {
-	f, err := os.Open(k.path)
+	f, err := openFile(k.path)
 	if err != nil {
 		return err
 	}

@@ -140,7 +140,7 @@ func TestCheckRefuses(t *testing.T) {
 // metadata's byte (inMeta) or a workgroup's before it.
 func checkRefused(t *testing.T, data []byte, params func(benchmarks.Params) error, inMeta bool, want string) {
 	t.Helper()
-	_, err := read(bytes.NewReader(data), int64(len(data)), params)
+	_, err := Read(bytes.NewReader(data), int64(len(data)), params)
 	var fe *trace.FormatError
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v, want a FormatError saying %q", err, want)
@@ -174,7 +174,7 @@ func TestCheckRefusesParamsAndJSON(t *testing.T) {
 func TestCheckAccepts(t *testing.T) {
 	m, wgs := small(t)
 	data := write(t, m, wgs)
-	p, err := read(bytes.NewReader(data), int64(len(data)), func(benchmarks.Params) error { return nil })
+	p, err := Read(bytes.NewReader(data), int64(len(data)), func(benchmarks.Params) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

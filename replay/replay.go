@@ -135,7 +135,7 @@ func Open(path string, params func(benchmarks.Params) error) (*Program, error) {
 	}
 	var p *Program
 	if err == nil {
-		p, err = read(f, st.Size(), params)
+		p, err = Read(f, st.Size(), params)
 	}
 	if err != nil {
 		f.Close()
@@ -145,8 +145,9 @@ func Open(path string, params func(benchmarks.Params) error) (*Program, error) {
 	return p, nil
 }
 
-// read is Open on an open file's contents.
-func read(r io.ReaderAt, size int64, params func(benchmarks.Params) error) (*Program, error) {
+// Read is Open on a recording's size bytes in r, which must stay readable
+// while the Program is used; its Close closes nothing.
+func Read(r io.ReaderAt, size int64, params func(benchmarks.Params) error) (*Program, error) {
 	tf, err := trace.Open(r, size)
 	if err != nil {
 		return nil, err
