@@ -20,10 +20,10 @@ import (
 // of workgroups.
 func (m *meta) check(blocks int) error {
 	if m.Info.Name == "" {
-		return errors.New("Info.Name is empty: a recording names its workload")
+		return errors.New("the workload has no name (Info.Name is empty): a recording names its workload")
 	}
 	if err := m.Tagging.Validate(); err != nil {
-		return fmt.Errorf("Tagging: %w", err)
+		return fmt.Errorf("the pointer tagging: %w", err)
 	}
 	if err := m.checkObjects(); err != nil {
 		return err

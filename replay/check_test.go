@@ -113,7 +113,7 @@ func TestCheckRefuses(t *testing.T) {
 		{"a negative free", func(m *meta, _ [][]insts) { m.Kernels[1].Frees = []int{-1} }, true, "freed object -1: no such object"},
 		{"an object freed twice", func(m *meta, _ [][]insts) { m.Kernels[0].Frees = []int{0} }, true, "frees object 0 (A) again"},
 		{"a barrier that frees", func(m *meta, _ [][]insts) { m.Kernels[1].Barrier = true }, true, "a grid barrier frees objects [0]"},
-		{"no workload name", func(m *meta, _ [][]insts) { m.Info.Name = "" }, true, "Info.Name is empty"},
+		{"no workload name", func(m *meta, _ [][]insts) { m.Info.Name = "" }, true, "the workload has no name (Info.Name is empty)"},
 		{"16 object-ID bits", func(m *meta, _ [][]insts) { m.Tagging.IDBits = 16 }, true, "object ID bits = 16"},
 		{"an object of no bytes", func(m *meta, _ [][]insts) { m.Objects[1].Size = 0 }, true, "object 1 (B): size 0"},
 		{"an object past the address space", func(m *meta, _ [][]insts) { m.Objects[1].Size = 1 << 48 }, true, "pass the 48-bit address space"},
