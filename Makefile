@@ -110,19 +110,26 @@ pgo:
 
 # Go fuzzing of every input parser, one target after another, each for
 # FUZZTIME: the config loader and --set, the sweep spec, the CLI's numbers,
-# the result files collect reads (each is a package:target pair). A crasher is saved under the package's
+# the result files collect reads, the trace reader (the file, then a
+# recording's metadata and addresses) and the Accel-Sim converter (each is
+# a package:target pair). A crasher is saved under the package's
 # testdata/fuzz, and go test then runs it with the seed corpus. On a busy
 # machine: make fuzz FUZZTIME=30s FUZZFLAGS=-parallel=1
+# FUZZMINIMIZE caps the minimising of each new interesting input (Go's
+# default, 60 s, took most of a target's time when a call takes a
+# millisecond: the trace and Accel-Sim targets write a file a call).
 FUZZTIME ?= 10m
+FUZZMINIMIZE ?= 5s
 FUZZFLAGS ?=
 FUZZ_TARGETS := ./platform:FuzzLoadConfig ./platform:FuzzConfigSet ./sweep:FuzzSweepSpec \
-	./cmd/mgpu:FuzzDecimalFlags ./cmd/mgpu:FuzzRunFlags
+	./cmd/mgpu:FuzzDecimalFlags ./cmd/mgpu:FuzzRunFlags \
+	./trace:FuzzTraceFile ./replay:FuzzReplayMeta ./accelsim:FuzzAccelSim
 FUZZ_TARGETS += ./sweep:FuzzCollect
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "== $$name ($$pkg) for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) $$pkg || exit 1; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $(FUZZFLAGS) $$pkg || exit 1; \
 	done
 
 lint:

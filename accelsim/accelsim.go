@@ -14,20 +14,24 @@
 //     instruction, shared and local memory included, is one cycle of
 //     compute before the next memory instruction.
 //   - The format has no allocations. The objects are the MemcpyHtoD
-//     ranges of kernelslist.g, each extended over the 64 KB chunks the
-//     kernels touch that continue it without a gap; every other run of
-//     contiguous touched chunks is an object of its own. Two cudaMalloc
-//     buffers that touch end to end, uncopied, become one object.
+//     ranges of kernelslist.g (overlapping copies are one object), each
+//     extended over the 64 KB chunks the kernels touch that continue it
+//     without a gap, up to the next copy; every other run of contiguous
+//     touched chunks is an object of its own. Two cudaMalloc buffers that
+//     touch end to end, uncopied, become one object.
 //   - A kernel's arguments are the objects its instructions touch; the
 //     format records no frees, and no host work between kernels.
+//
+// The input is checked whole before anything is written (Read): every
+// range, count and size against CUDA's limits and this package's, each
+// fault an *Error naming the file and line.
 package accelsim
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math/bits"
-	"path/filepath"
-	"slices"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/objtable"
@@ -38,9 +42,36 @@ import (
 // WarpSize is an NVIDIA warp's threads.
 const WarpSize = 32
 
+// Limits of a conversion, each checked before the memory it bounds is
+// allocated. CUDA's own limits bound a kernel's launch; the conversion
+// holds one thread block's instructions and one kernel's touched chunks
+// in memory at a time.
+const (
+	// MaxBlockThreads is CUDA's limit on a thread block: 1024 threads,
+	// at most 1024 in x and y and 64 in z.
+	MaxBlockThreads = 1024
+	maxBlockXY      = 1024
+	maxBlockZ       = 64
+	// maxGridX and maxGridYZ are CUDA's grid limits (compute capability
+	// 3.0 and later).
+	maxGridX  = 1<<31 - 1
+	maxGridYZ = 65535
+	// MaxBlockInstructions is the most instruction lines a thread block
+	// may have: a block is held in memory while it converts (a few
+	// hundred MB at the limit).
+	MaxBlockInstructions = 1 << 20
+	// MaxChunks is the most 64 KB chunks the kernels may touch: 512 GB,
+	// the most memory mgpu simulates (2^27 pages of 4 KB).
+	MaxChunks = 1 << 23
+)
+
 // chunk is the granularity at which touched addresses are grouped into
 // objects.
 const chunk = 64 << 10
+
+// blockInsts and maxChunks are MaxBlockInstructions and MaxChunks,
+// lowered by tests.
+var blockInsts, maxChunks = MaxBlockInstructions, MaxChunks
 
 // Options are what the recording is made for: its name, and the run
 // parameters and pointer tags a replay must use.
@@ -51,244 +82,121 @@ type Options struct {
 	Align   uint64
 }
 
+// Trace is an Accel-Sim trace read and checked whole, its objects
+// allocated as a replay will allocate them: what Write records.
+type Trace struct {
+	list    string
+	o       Options
+	kernels []*kernelFile
+	mem     *memory
+	alloc   *objtable.Allocator
+}
+
 // Convert reads kernelslist (a kernelslist.g) and the kernel traces it
 // names, and writes the recording to out.
 func Convert(kernelslist string, out io.Writer, o Options) error {
-	cmds, err := readList(kernelslist)
+	t, err := Read(kernelslist, o)
 	if err != nil {
 		return err
 	}
-	var copies []span
-	var kernels []*kernelFile
-	for _, c := range cmds {
-		if c.memcpy {
-			copies = append(copies, span{c.addr, c.addr + c.size})
-			continue
+	return t.Write(out)
+}
+
+// Read reads and checks kernelslist and its kernels (a first pass over
+// each), and allocates the objects; nothing is written, so a bad trace
+// leaves no output behind.
+func Read(kernelslist string, o Options) (*Trace, error) {
+	l, err := readList(kernelslist)
+	if err != nil {
+		return nil, err
+	}
+	t := &Trace{list: kernelslist, o: o}
+	copies := mergeCopies(l.copies)
+	tails := make([]bool, len(copies))
+	blocks := 0
+	for _, c := range l.kernels {
+		k, err := scan(c.file, func(a uint64) { markTail(copies, tails, a) })
+		var e *Error
+		if err != nil && !errors.As(err, &e) {
+			err = &Error{kernelslist, c.line, err.Error()} // the file named cannot be read
 		}
-		k, err := scan(c.file)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		kernels = append(kernels, k)
+		if blocks += k.blocks; blocks > trace.MaxWorkgroups {
+			return nil, &Error{kernelslist, c.line, fmt.Sprintf("the kernels so far have %d thread blocks; a recording holds at most %d", blocks, trace.MaxWorkgroups)}
+		}
+		t.kernels = append(t.kernels, k)
 	}
-	objs := objectsOf(copies, kernels)
-	// Widen the object IDs as the platform would for this many objects.
-	if need := bits.Len(uint(len(objs) - 1)); o.Tagging.ConfigBit == 1 && need > o.Tagging.IDBits && need <= objtable.MaxIDBits {
-		o.Tagging.IDBits = need
+	if err := t.checkSomeMemory(l); err != nil {
+		return nil, err
 	}
-	alloc, err := objtable.NewAllocator(o.Tagging, o.Align)
+	objs, err := objectsOf(copies, tails, t.kernels)
+	if err != nil {
+		return nil, &Error{kernelslist, l.lines, err.Error()}
+	}
+	if err := t.allocate(objs, l); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// checkSomeMemory refuses a trace with no global memory instruction:
+// mgpu simulates memory, and its replay would be an empty result.
+func (t *Trace) checkSomeMemory(l *list) error {
+	for _, k := range t.kernels {
+		if k.memInsts > 0 {
+			return nil
+		}
+	}
+	return &Error{t.list, l.lines, fmt.Sprintf("no global memory instruction in its %d kernels: mgpu simulates memory accesses, so there is nothing to replay", len(t.kernels))}
+}
+
+// allocate allocates objs as the platform would for o: object IDs are
+// widened as the platform would widen them for this many objects.
+func (t *Trace) allocate(objs []object, l *list) error {
+	tag := t.o.Tagging
+	if need := bits.Len(uint(len(objs) - 1)); tag.ConfigBit == 1 && need > tag.IDBits && need <= objtable.MaxIDBits {
+		tag.IDBits = need
+	}
+	alloc, err := objtable.NewAllocator(tag, t.o.Align)
 	if err != nil {
 		return err
 	}
 	m := &memory{objs: objs}
-	for i := range objs {
-		name := fmt.Sprintf("buffer%d@%#x", i, objs[i].lo)
-		if objs[i].copied {
-			name = fmt.Sprintf("memcpy%d@%#x", i, objs[i].lo)
+	for i, o := range objs {
+		name := fmt.Sprintf("buffer%d@%#x", i, o.lo)
+		if o.copied {
+			name = fmt.Sprintf("memcpy%d@%#x", i, o.lo)
 		}
-		p, err := alloc.MallocManaged(objs[i].hi-objs[i].lo, name)
+		p, err := alloc.MallocManaged(o.hi-o.lo, name)
 		if err != nil {
-			return err
+			line := l.lines
+			if o.copied {
+				line = o.line
+			}
+			return &Error{t.list, line, fmt.Sprintf("object %s of %d bytes: %v (mgpu's address space is %d bits)", name, o.hi-o.lo, err, objtable.AddrBits)}
 		}
 		m.ptrs = append(m.ptrs, p)
 	}
-	ks := make([]benchmarks.Kernel, len(kernels))
-	for i, k := range kernels {
-		ks[i] = k.kernel(m)
+	t.mem, t.alloc = m, alloc
+	return nil
+}
+
+// Write records the trace to out: a second pass over each kernel, one
+// thread block at a time.
+func (t *Trace) Write(out io.Writer) error {
+	ks := make([]benchmarks.Kernel, len(t.kernels))
+	for i, k := range t.kernels {
+		ks[i] = k.kernel(t.mem)
 	}
-	info := benchmarks.Info{Name: o.Name, Description: "Accel-Sim trace " + kernelslist, Suite: "Accel-Sim trace"}
-	err = replay.Write(out, info, o.Params, alloc, ks)
-	for _, k := range kernels {
+	info := benchmarks.Info{Name: t.o.Name, Description: "Accel-Sim trace " + t.list, Suite: "Accel-Sim trace"}
+	err := replay.Write(out, info, t.o.Params, t.alloc, ks)
+	for _, k := range t.kernels {
 		k.close()
 		if k.err != nil {
 			return k.err
 		}
 	}
 	return err
-}
-
-// span is an address range [lo, hi).
-type span struct{ lo, hi uint64 }
-
-// object is one object of the recording, in CUDA addresses.
-type object struct {
-	span
-	copied bool
-}
-
-// objectsOf builds the objects from the copies and the touched chunks.
-func objectsOf(copies []span, kernels []*kernelFile) []object {
-	touched := map[uint64]bool{}
-	for _, k := range kernels {
-		for c := range k.chunks {
-			touched[c] = true
-		}
-	}
-	var objs []object
-	for _, c := range copies {
-		objs = append(objs, object{c, true})
-	}
-	slices.SortFunc(objs, func(a, b object) int { return cmpU(a.lo, b.lo) })
-	// Extend each copy over the chunks that continue it, then group the
-	// rest into runs.
-	for i := range objs {
-		for c := (objs[i].hi + chunk - 1) / chunk * chunk; touched[c/chunk] && !inAny(objs, c); c += chunk {
-			objs[i].hi = c + chunk
-		}
-	}
-	rest := []uint64{}
-	for c := range touched {
-		if !inAny(objs, c*chunk) {
-			rest = append(rest, c)
-		}
-	}
-	slices.Sort(rest)
-	for i := 0; i < len(rest); {
-		j := i + 1
-		for j < len(rest) && rest[j] == rest[j-1]+1 && !inAny(objs, rest[j]*chunk) {
-			j++
-		}
-		objs = append(objs, object{span{rest[i] * chunk, rest[j-1]*chunk + chunk}, false})
-		i = j
-	}
-	slices.SortFunc(objs, func(a, b object) int { return cmpU(a.lo, b.lo) })
-	return objs
-}
-
-func cmpU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func inAny(objs []object, a uint64) bool {
-	for _, o := range objs {
-		if a >= o.lo && a < o.hi {
-			return true
-		}
-	}
-	return false
-}
-
-// memory translates CUDA addresses to the recording's pointers.
-type memory struct {
-	objs []object
-	ptrs []uint64
-}
-
-// find is the object holding a, or -1.
-func (m *memory) find(a uint64) int {
-	i, _ := slices.BinarySearchFunc(m.objs, a, func(o object, a uint64) int {
-		if a < o.lo {
-			return 1
-		}
-		if a >= o.hi {
-			return -1
-		}
-		return 0
-	})
-	if i < len(m.objs) && a >= m.objs[i].lo && a < m.objs[i].hi {
-		return i
-	}
-	return -1
-}
-
-// kernel is the second pass over k: a benchmarks.Kernel whose wavefronts
-// are read one thread block at a time, in order, as replay.Write asks
-// for them.
-func (k *kernelFile) kernel(m *memory) benchmarks.Kernel {
-	var args []int
-	for i, o := range m.objs {
-		for c := range k.chunks {
-			if c*chunk < o.hi && c*chunk+chunk > o.lo {
-				args = append(args, i)
-				break
-			}
-		}
-	}
-	name := k.name
-	if name == "" {
-		name = filepath.Base(k.path)
-	}
-	k.wg = -1
-	return benchmarks.Kernel{Name: name, Args: args, Workgroups: k.blocks, WavefrontsPerWorkgroup: k.warps(),
-		Wavefront: func(wg, wf, _ int) benchmarks.Stream {
-			if wg != k.wg {
-				k.readBlock(m)
-				k.wg = wg
-			}
-			return &warpStream{ins: k.wfs[wf]}
-		}}
-}
-
-// readBlock reads the next thread block into k.wfs; an error is kept in
-// k.err (Convert returns it) and leaves the block empty.
-func (k *kernelFile) readBlock(m *memory) {
-	if k.f == nil && k.err == nil {
-		if err := k.open(); err != nil {
-			k.err = err
-		}
-	}
-	k.wfs = slices.Grow(k.wfs[:0], k.warps())[:k.warps()]
-	pending := make([]int, k.warps())
-	for i := range k.wfs {
-		k.wfs[i] = k.wfs[i][:0]
-	}
-	if k.err != nil {
-		return
-	}
-	more, err := k.nextBlock(func(w int, in *parsed) {
-		if !in.global && !in.generic {
-			pending[w]++
-			return
-		}
-		var x trace.Instruction
-		for _, a := range in.addrs {
-			o := m.find(a)
-			if o < 0 {
-				if in.global && k.err == nil {
-					k.err = &Error{k.path, k.line, fmt.Sprintf("address %#x in no object", a)}
-				}
-				pending[w]++ // a generic access outside the objects: shared or local memory
-				return
-			}
-			x.Addr[x.Lanes] = m.ptrs[o] + (a - m.objs[o].lo)
-			x.Lanes++
-		}
-		x.Compute, x.Write = pending[w], in.write
-		pending[w] = 0
-		k.wfs[w] = append(k.wfs[w], x)
-	})
-	if err == nil && !more {
-		err = &Error{k.path, k.line, "fewer thread blocks than the first pass read: the file changed"}
-	}
-	if err != nil && k.err == nil {
-		k.err = err
-	}
-	for w, c := range pending {
-		if c > 0 {
-			k.wfs[w] = append(k.wfs[w], trace.Instruction{Compute: c})
-		}
-	}
-}
-
-// warpStream replays one warp's converted instructions.
-type warpStream struct {
-	ins []trace.Instruction
-	i   int
-}
-
-func (s *warpStream) Next(in *trace.Instruction) bool {
-	if s.i >= len(s.ins) {
-		return false
-	}
-	x := &s.ins[s.i]
-	in.Compute, in.Write, in.Lanes = x.Compute, x.Write, x.Lanes
-	copy(in.Addr[:x.Lanes], x.Addr[:x.Lanes])
-	s.i++
-	return true
 }

@@ -39,6 +39,13 @@ func (o Options) resolveValid() (Options, benchmarks.Workload, pagepolicy.Traits
 		return o, nil, pagepolicy.Traits{}, err
 	}
 	o.Workload = w.Info().Name
+	if o.Program != nil {
+		// No workload's Setup sizes a recording, so nothing else
+		// checks the parameters it gives.
+		if err := CheckParams(o.params()); err != nil {
+			return o, nil, pagepolicy.Traits{}, fmt.Errorf("recording of %s: %w", o.Workload, err)
+		}
+	}
 	traits, err := pagepolicy.TraitsOf(o.Policy)
 	if err != nil {
 		return o, nil, pagepolicy.Traits{}, err
@@ -55,10 +62,20 @@ type setupFacts struct {
 	footprint, end uint64
 	// suvHints checks the workload's SUV hints against its kernels.
 	suvHints func() error
+	// widest is the kernel with the most wavefronts a workgroup, which
+	// a CU must hold at once.
+	widest      string
+	widestWaves int
 }
 
-func factsOf(alloc *objtable.Allocator, suvHints func() error) setupFacts {
-	return setupFacts{footprint: alloc.Footprint(), end: alloc.End(), suvHints: suvHints}
+func factsOf(alloc *objtable.Allocator, kernels []benchmarks.Kernel, suvHints func() error) setupFacts {
+	f := setupFacts{footprint: alloc.Footprint(), end: alloc.End(), suvHints: suvHints}
+	for _, k := range kernels {
+		if k.Workgroups > 0 && k.WavefrontsPerWorkgroup > f.widestWaves {
+			f.widest, f.widestWaves = k.Name, k.WavefrontsPerWorkgroup
+		}
+	}
+	return f
 }
 
 // checkSetup is what Build checks between the workload's set-up and the
@@ -68,6 +85,12 @@ func checkSetup(o Options, w benchmarks.Workload, f setupFacts) (int, error) {
 	c := o.Config
 	if err := checkSUV(c, w, f.suvHints); err != nil {
 		return 0, fmt.Errorf("workload %s: %w", o.Workload, err)
+	}
+	if f.widestWaves > c.GPU.WavefrontsPerCU {
+		// A GPU never places a workgroup wider than a CU: the run
+		// would stall.
+		return 0, fmt.Errorf("workload %s: kernel %s has workgroups of %d wavefronts, more than a CU holds (gpu.wavefronts_per_cu = %d): raise gpu.wavefronts_per_cu to at least %d",
+			o.Workload, f.widest, f.widestWaves, c.GPU.WavefrontsPerCU, f.widestWaves)
 	}
 	capacity, err := capacityPages(c, f.footprint, o.Workload)
 	if err != nil {
@@ -184,7 +207,7 @@ func (k *Checker) Check(o Options) error {
 		alloc, kernels, err := setupWorkload(w, o, traits)
 		if err == nil {
 			hints := benchmarks.CheckAccess(kernels, len(alloc.Objects()))
-			r.facts = factsOf(alloc, func() error { return hints })
+			r.facts = factsOf(alloc, kernels, func() error { return hints })
 		}
 		r.err = err
 		if o.workload == nil {

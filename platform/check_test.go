@@ -37,6 +37,7 @@ func TestCheckAgreesWithBuild(t *testing.T) {
 		{"unknown workload", Options{Workload: "nope", Policy: "on-touch", Config: DefaultConfig()}, "valid workloads"},
 		{"unknown policy", Options{Workload: "mm", Policy: "nope", Config: DefaultConfig()}, "valid policies"},
 		{"unknown size", Options{Workload: "mm", Policy: "on-touch", Size: "32gpu", Scale: 0.05, Config: DefaultConfig()}, "unknown size"},
+		{"workgroups wider than a CU", opts("srad", "on-touch", "gpu.wavefronts_per_cu=2"), "workgroups of 4 wavefronts, more than a CU holds (gpu.wavefronts_per_cu = 2): raise gpu.wavefronts_per_cu to at least 4"},
 	}
 	shared := NewChecker()
 	for _, round := range []string{"first", "again"} {

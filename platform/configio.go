@@ -84,18 +84,28 @@ func YAMLError(path string, data []byte, err error) error {
 // full dotted key; all such problems in the file are reported together.
 // LoadConfig does not call Validate, so --set overrides can still fix values
 // before the combined result is checked.
-func LoadConfig(path string) (Config, error) {
+func LoadConfig(path string) (Config, error) { return LoadConfigOver(path, DefaultConfig()) }
+
+// LoadConfigOver is LoadConfig with base in place of the defaults: the
+// keys the file leaves out keep base's values, so a caller can tell the
+// keys the file sets to another value (a replay's recorded GPU count).
+func LoadConfigOver(path string, base Config) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return DefaultConfig(), fmt.Errorf("reading config: %w", err)
+		return base, fmt.Errorf("reading config: %w", err)
 	}
-	return parseConfig(path, data)
+	return parseConfigOver(path, data, base)
 }
 
 // parseConfig is LoadConfig on the file's contents; path names the file in
 // errors.
 func parseConfig(path string, data []byte) (Config, error) {
-	c := DefaultConfig()
+	return parseConfigOver(path, data, DefaultConfig())
+}
+
+// parseConfigOver is parseConfig over base.
+func parseConfigOver(path string, data []byte, base Config) (Config, error) {
+	c := base
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {

@@ -245,7 +245,7 @@ func Build(o Options) (*System, error) {
 		return nil, err
 	}
 	o, w, traits, alloc, kernels := u.o, u.w, u.traits, u.alloc, u.kernels
-	capacity, err := checkSetup(o, w, factsOf(alloc, func() error { return benchmarks.CheckAccess(kernels, len(alloc.Objects())) }))
+	capacity, err := checkSetup(o, w, factsOf(alloc, kernels, func() error { return benchmarks.CheckAccess(kernels, len(alloc.Objects())) }))
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,10 @@
 package platform
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"slices"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/objtable"
@@ -57,5 +60,30 @@ func RecordingFor(o Options) (benchmarks.Params, objtable.Tagging, uint64, error
 	if o.Size == "" {
 		o.Size = "auto"
 	}
+	// What a replay would refuse is not recorded.
+	if err := CheckParams(o.params()); err != nil {
+		return benchmarks.Params{}, objtable.Tagging{}, 0, err
+	}
 	return o.params(), taggingOf(o.Config, traits), allocAlign(o.Config), nil
+}
+
+// OpenTrace opens a recording for `mgpu run --trace` and checks it whole
+// (replay.Open), its recorded parameters by CheckParams.
+func OpenTrace(path string) (*replay.Program, error) { return replay.Open(path, CheckParams) }
+
+// CheckParams reports parameters a run would refuse: a recording sets
+// them in place of run's flags, so they get the same checks, the GPU
+// count and im2col kernel by Config.Validate, the scale, size and
+// iterations as run checks its flags.
+func CheckParams(p benchmarks.Params) error {
+	c := DefaultConfig()
+	c.GPUs, c.Im2col = p.GPUs, p.Im2col
+	errs := []error{c.Validate(), benchmarks.CheckScale(p.Scale)}
+	if p.Size != "" && !slices.Contains(benchmarks.SizeColumns(), p.Size) {
+		errs = append(errs, fmt.Errorf("size %q: valid sizes are %v", p.Size, benchmarks.SizeColumns()))
+	}
+	if p.Iterations < 0 {
+		errs = append(errs, fmt.Errorf("iterations %d: must be 0 (the workload's default) or a positive count", p.Iterations))
+	}
+	return errors.Join(errs...)
 }

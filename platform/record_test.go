@@ -3,8 +3,10 @@ package platform
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
@@ -25,7 +27,7 @@ func recorded(t *testing.T, o Options) *replay.Program {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	p, err := replay.Open(path)
+	p, err := OpenTrace(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +78,44 @@ func TestReplayRefusesOtherParams(t *testing.T) {
 		change(&x)
 		if _, err := Run(x); !errors.Is(err, replay.ErrParams) {
 			t.Errorf("%s changed: got %v, want ErrParams", name, err)
+		}
+	}
+	// Parameters no run accepts are refused before the recording's Setup
+	// compares them.
+	x := o
+	x.Program, x.Workload, x.Scale = p, "", -1
+	if err := Check(x); err == nil || !strings.Contains(err.Error(), "recording of mm: scale -1: must be a positive number") {
+		t.Errorf("scale -1: got %v", err)
+	}
+}
+
+// TestCheckParams: a recording's parameters get run's checks, each fault
+// named with what is valid; the parameters of every valid run pass.
+func TestCheckParams(t *testing.T) {
+	ok := benchmarks.Params{GPUs: 4, Scale: 1, Size: "auto", Seed: 1, Im2col: "mgpusim"}
+	for _, tc := range []struct {
+		name   string
+		change func(p *benchmarks.Params)
+		want   string // "" when accepted
+	}{
+		{"a run's", func(*benchmarks.Params) {}, ""},
+		{"64 GPUs, size 16gpu, 3 iterations", func(p *benchmarks.Params) { p.GPUs, p.Size, p.Iterations = 64, "16gpu", 3 }, ""},
+		{"no size (auto)", func(p *benchmarks.Params) { p.Size = "" }, ""},
+		{"0 GPUs", func(p *benchmarks.Params) { p.GPUs = 0 }, "gpus = 0: must be between 1 and 64"},
+		{"65 GPUs", func(p *benchmarks.Params) { p.GPUs = 65 }, "gpus = 65: must be between 1 and 64"},
+		{"scale -1", func(p *benchmarks.Params) { p.Scale = -1 }, "scale -1: must be a positive number"},
+		{"scale 0", func(p *benchmarks.Params) { p.Scale = 0 }, "scale 0: must be a positive number"},
+		{"scale NaN", func(p *benchmarks.Params) { p.Scale = math.NaN() }, "scale NaN"},
+		{"scale +Inf", func(p *benchmarks.Params) { p.Scale = math.Inf(1) }, "scale +Inf"},
+		{"size 5gpu", func(p *benchmarks.Params) { p.Size = "5gpu" }, `size "5gpu": valid sizes are [auto 4gpu 8gpu 16gpu]`},
+		{"iterations -1", func(p *benchmarks.Params) { p.Iterations = -1 }, "iterations -1: must be 0"},
+		{"another im2col", func(p *benchmarks.Params) { p.Im2col = "fast" }, `im2col = "fast": must be one of`},
+	} {
+		p := ok
+		tc.change(&p)
+		err := CheckParams(p)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
 		}
 	}
 }

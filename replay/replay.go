@@ -118,56 +118,72 @@ type Program struct {
 	m    meta
 }
 
-// Open opens and checks a recording: every block is read once, so a
-// truncated or corrupt file is refused here, before a run.
-func Open(path string) (*Program, error) {
+// Open opens a recording and checks it whole before any run (check.go):
+// the file's index and every block, the metadata's counts against the
+// blocks, every wavefront's addresses against the recorded objects, and,
+// if params is not nil, the recorded parameters against what a run
+// accepts (platform.CheckParams). A fault is a *trace.FormatError with
+// the byte of the file at fault.
+func Open(path string, params func(benchmarks.Params) error) (*Program, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	p, err := open(f)
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("not a regular file (%v)", st.Mode().Type())
+	}
+	var p *Program
+	if err == nil {
+		p, err = Read(f, st.Size(), params)
+	}
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	p.f = f
 	return p, nil
 }
 
-func open(f *os.File) (*Program, error) {
-	st, err := f.Stat()
+// Read is Open on a recording's size bytes in r, which must stay readable
+// while the Program is used; its Close closes nothing.
+func Read(r io.ReaderAt, size int64, params func(benchmarks.Params) error) (*Program, error) {
+	tf, err := trace.Open(r, size)
 	if err != nil {
-		return nil, err
-	}
-	tf, err := trace.Open(f, st.Size())
-	if err != nil {
-		return nil, err
-	}
-	if err := tf.Verify(); err != nil {
 		return nil, err
 	}
 	raw, err := tf.Meta()
 	if err != nil {
 		return nil, err
 	}
-	p := &Program{f: f, file: tf}
+	p := &Program{file: tf}
+	bad := func(err error) error {
+		return &trace.FormatError{Offset: tf.MetaOffset(), Msg: "metadata: " + err.Error()}
+	}
 	if err := json.Unmarshal(raw, &p.m); err != nil {
-		return nil, fmt.Errorf("trace metadata: %w", err)
+		return nil, bad(err)
 	}
-	blocks := 0
-	for _, k := range p.m.Kernels {
-		if k.First != blocks || k.Workgroups < 0 || k.WavefrontsPerWorkgroup < 1 {
-			return nil, fmt.Errorf("trace metadata: kernel %s: workgroups out of order", k.Name)
+	if err := p.m.check(tf.Workgroups()); err != nil {
+		return nil, bad(err)
+	}
+	if params != nil {
+		if err := params(p.m.Params); err != nil {
+			return nil, bad(fmt.Errorf("recorded parameters: %w", err))
 		}
-		blocks += k.Workgroups
 	}
-	if blocks != tf.Workgroups() {
-		return nil, fmt.Errorf("trace metadata: kernels name %d workgroups, the file holds %d", blocks, tf.Workgroups())
+	if err := tf.Check(p.m.blockCheck()); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
 // Close closes the file.
-func (p *Program) Close() error { return p.f.Close() }
+func (p *Program) Close() error {
+	if p.f == nil {
+		return nil
+	}
+	return p.f.Close()
+}
 
 // Info is the recorded workload's.
 func (p *Program) Info() benchmarks.Info { return p.m.Info }

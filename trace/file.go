@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 )
@@ -26,7 +27,8 @@ import (
 //	footer                uint64le(index offset) "mgpu-end"
 //
 // A workgroup is uvarint(wavefronts) then, per wavefront, uvarint(bytes)
-// and its instructions. An instruction is uvarint(compute), a flags byte
+// and its instructions (limits: MaxWavefronts, MaxWorkgroups,
+// MaxBlockBytes, MaxCompute). An instruction is uvarint(compute), a flags byte
 // (bit 0: write), uvarint(lanes), then its lanes' addresses as zigzag
 // varint deltas: lane 0 from the previous instruction's lane 0 (0 at the
 // wavefront's start), each later lane from the lane before it. Addresses
@@ -39,6 +41,25 @@ const (
 	// reads.
 	FileVersion = 1
 	footerBytes = 8 + len(endMagic)
+)
+
+// Limits of the format, which the writer keeps and the reader checks
+// before it allocates, so that a corrupt or hostile file is refused
+// rather than exhausting memory.
+const (
+	// MaxWavefronts is the most wavefronts a workgroup holds: 1024, a
+	// CUDA block's 1024 threads as 32-lane warps or an OpenCL
+	// workgroup's as far more than the 16 wavefronts of 64 it allows.
+	MaxWavefronts = 1024
+	// MaxWorkgroups is the most workgroups a file holds: the index keeps
+	// 24 bytes a workgroup in memory, 1.5 GB at the limit.
+	MaxWorkgroups = 1 << 26
+	// MaxBlockBytes is the most a workgroup (or the metadata) takes
+	// decompressed: a replay holds each dispatched workgroup whole.
+	MaxBlockBytes = 1 << 30
+	// MaxCompute is the most compute cycles before one instruction: a
+	// second at 1 GHz, the bound run puts on every *_cycles key.
+	MaxCompute = 1_000_000_000
 )
 
 // Source is a stream of instructions to record (benchmarks.Stream).
@@ -89,12 +110,25 @@ func (t *Writer) Workgroup(wavefronts ...Source) (int, error) {
 	if t.closed {
 		return 0, errors.New("trace: workgroup after Close")
 	}
+	if len(t.blocks) >= MaxWorkgroups {
+		return 0, fmt.Errorf("trace: more than %d workgroups, the most a trace holds", MaxWorkgroups)
+	}
+	if len(wavefronts) > MaxWavefronts {
+		return 0, fmt.Errorf("trace: workgroup %d of %d wavefronts; a trace holds at most %d a workgroup", len(t.blocks), len(wavefronts), MaxWavefronts)
+	}
 	t.raw = binary.AppendUvarint(t.raw[:0], uint64(len(wavefronts)))
 	var wf []byte
-	for _, s := range wavefronts {
+	for j, s := range wavefronts {
 		wf = AppendWavefront(wf[:0], s, &t.in)
+		// What the reader would refuse is not written.
+		if at, msg := check(wf); msg != "" {
+			return 0, fmt.Errorf("trace: workgroup %d wavefront %d, byte %d: %s", len(t.blocks), j, at, msg)
+		}
 		t.raw = binary.AppendUvarint(t.raw, uint64(len(wf)))
 		t.raw = append(t.raw, wf...)
+		if len(t.raw) > MaxBlockBytes {
+			return 0, fmt.Errorf("trace: workgroup %d takes more than %d bytes, the most a trace holds", len(t.blocks), MaxBlockBytes)
+		}
 	}
 	off, n, err := t.compressed(t.raw)
 	if err != nil {
@@ -125,6 +159,9 @@ func (t *Writer) Close(meta []byte) error {
 		return errors.New("trace: Close twice")
 	}
 	t.closed = true
+	if len(meta) > MaxBlockBytes {
+		return fmt.Errorf("trace: metadata of %d bytes; a trace holds at most %d", len(meta), MaxBlockBytes)
+	}
 	moff, mn, err := t.compressed(meta)
 	if err != nil {
 		return err

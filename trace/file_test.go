@@ -63,7 +63,7 @@ func same(a, b *Instruction) bool {
 }
 
 // writeTrace records wgs (workgroups of wavefronts) and meta.
-func writeTrace(t *testing.T, wgs [][]recorded, meta []byte) []byte {
+func writeTrace(t testing.TB, wgs [][]recorded, meta []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf)

@@ -89,8 +89,8 @@ func (f *File) readIndex(ioff, iend, start int64) error {
 	if err != nil {
 		return err
 	}
-	if n > uint64(len(idx)) {
-		return &FormatError{ioff, fmt.Sprintf("index claims %d workgroups in %d bytes", n, len(idx))}
+	if n > uint64(len(idx)) || n > MaxWorkgroups {
+		return &FormatError{ioff, fmt.Sprintf("index claims %d workgroups in %d bytes (a trace holds at most %d)", n, len(idx), MaxWorkgroups)}
 	}
 	f.blocks = make([]blockRef, n)
 	prev, end := uint64(0), uint64(start)
@@ -144,6 +144,15 @@ func (f *File) Workgroups() int { return len(f.blocks) }
 // Meta is the metadata record Close stored.
 func (f *File) Meta() ([]byte, error) { return f.inflate(f.meta) }
 
+// MetaOffset is the byte of the file where the metadata record starts,
+// for errors about its contents.
+func (f *File) MetaOffset() int64 { return int64(f.meta.off) }
+
+// blockLimit is MaxBlockBytes, lowered by tests.
+var blockLimit = MaxBlockBytes
+
+// inflate decompresses block b, at most MaxBlockBytes of it: a few
+// kilobytes of deflate can claim gigabytes.
 func (f *File) inflate(b blockRef) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -153,11 +162,14 @@ func (f *File) inflate(b blockRef) ([]byte, error) {
 	} else if err := f.z.(flate.Resetter).Reset(sr, nil); err != nil {
 		return nil, err
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, 4*b.n))
-	_, err := buf.ReadFrom(f.z)
+	buf := bytes.NewBuffer(make([]byte, 0, min(4*b.n, 1<<20)))
+	_, err := buf.ReadFrom(io.LimitReader(f.z, int64(blockLimit)+1))
 	out := buf.Bytes()
 	if err != nil {
 		return nil, &FormatError{int64(b.off), "corrupt block: " + err.Error()}
+	}
+	if len(out) > blockLimit {
+		return nil, &FormatError{int64(b.off), fmt.Sprintf("block decompresses to more than %d bytes, the most a trace holds", blockLimit)}
 	}
 	if crc32.ChecksumIEEE(out) != b.crc {
 		return nil, &FormatError{int64(b.off), "corrupt block: checksum mismatch"}
@@ -179,10 +191,10 @@ func (f *File) Workgroup(i int) (*Workgroup, error) {
 		return &FormatError{int64(f.blocks[i].off), fmt.Sprintf("workgroup %d, decompressed byte %d: %s", i, p, msg)}
 	}
 	n, k := binary.Uvarint(raw)
-	if k <= 0 || n > uint64(len(raw)) {
-		return nil, bad(0, "bad wavefront count")
+	if k <= 0 || n > uint64(len(raw)) || n > MaxWavefronts {
+		return nil, bad(0, fmt.Sprintf("bad wavefront count (at most %d)", MaxWavefronts))
 	}
-	w := &Workgroup{wfs: make([][]byte, n)}
+	w := &Workgroup{wfs: make([][]byte, n), at: make([]int, n)}
 	p := k
 	for j := range w.wfs {
 		l, k := binary.Uvarint(raw[p:])
@@ -190,7 +202,7 @@ func (f *File) Workgroup(i int) (*Workgroup, error) {
 			return nil, bad(p, fmt.Sprintf("wavefront %d truncated", j))
 		}
 		p += k
-		w.wfs[j] = raw[p : p+int(l)]
+		w.wfs[j], w.at[j] = raw[p:p+int(l)], p
 		if f.verified {
 			p += int(l)
 			continue
@@ -211,9 +223,12 @@ func (f *File) Workgroup(i int) (*Workgroup, error) {
 func check(b []byte) (int, string) {
 	p := 0
 	for p < len(b) {
-		_, k := binary.Uvarint(b[p:])
+		c, k := binary.Uvarint(b[p:])
 		if k <= 0 {
 			return p, "truncated compute cycles"
+		}
+		if c > MaxCompute {
+			return p, fmt.Sprintf("%d compute cycles (at most %d)", c, MaxCompute)
 		}
 		p += k
 		if p >= len(b) || b[p] > 1 {
@@ -238,21 +253,38 @@ func check(b []byte) (int, string) {
 
 // Verify reads every workgroup of f once, so that a bad trace is refused
 // before a run starts. It holds one workgroup at a time.
-func (f *File) Verify() error {
-	for i := range f.blocks {
-		if _, err := f.Workgroup(i); err != nil {
-			return err
-		}
-	}
+func (f *File) Verify() error { return f.Check(nil) }
+
+// Check is Verify that also hands each workgroup to fn, if not nil, for
+// the checks of what its instructions mean (the reader of the metadata
+// knows the objects and kernels); an error of fn is refused as a
+// FormatError at the workgroup's block.
+func (f *File) Check(fn func(i int, w *Workgroup) error) error {
 	if _, err := f.Meta(); err != nil {
 		return err
+	}
+	for i := range f.blocks {
+		w, err := f.Workgroup(i)
+		if err != nil {
+			return err
+		}
+		if fn == nil {
+			continue
+		}
+		if err := fn(i, w); err != nil {
+			return &FormatError{int64(f.blocks[i].off), fmt.Sprintf("workgroup %d: %v", i, err)}
+		}
 	}
 	f.verified = true
 	return nil
 }
 
-// Workgroup is one decompressed workgroup.
-type Workgroup struct{ wfs [][]byte }
+// Workgroup is one decompressed workgroup: its wavefronts' encodings, and
+// where each starts in the decompressed block.
+type Workgroup struct {
+	wfs [][]byte
+	at  []int
+}
 
 // Wavefronts is the number of wavefronts recorded for the workgroup.
 func (w *Workgroup) Wavefronts() int { return len(w.wfs) }
@@ -260,12 +292,19 @@ func (w *Workgroup) Wavefronts() int { return len(w.wfs) }
 // Wavefront is wavefront j's stream, replayed from the start.
 func (w *Workgroup) Wavefront(j int) *Replay { return &Replay{b: w.wfs[j]} }
 
+// Offset is where wavefront j's instructions start in the decompressed
+// block, for errors about them.
+func (w *Workgroup) Offset(j int) int { return w.at[j] }
+
 // Replay is a recorded wavefront's instruction stream (a benchmarks.Stream).
 type Replay struct {
 	b     []byte
 	p     int
 	first uint64
 }
+
+// Pos is where the next instruction starts in the wavefront's encoding.
+func (r *Replay) Pos() int { return r.p }
 
 // Next decodes the next instruction; the workgroup was checked when it
 // was read, so it cannot fail.

@@ -17,6 +17,7 @@ import (
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/platform"
+	"github.com/mgpu-sim/mgpu/replay"
 	"github.com/mgpu-sim/mgpu/units"
 )
 
@@ -33,6 +34,9 @@ type workloadFlags struct {
 	seed                   uint64
 	scale                  float64
 	sets                   setFlags
+	// over, when set, is what --config and --set apply over in place
+	// of the defaults: a replay's recorded GPU count and im2col kernel.
+	over *platform.Config
 }
 
 func (f *workloadFlags) register(fs *flag.FlagSet, verb string) {
@@ -103,11 +107,14 @@ func iterationWorkloads() []string {
 	return out
 }
 
-// baseConfig applies, in order: defaults, --config, --set, then --gpus if
-// given (a --set of gpus beside --gpus is an error, not overridden); it
-// checks --scale, which no config validation sees.
+// baseConfig applies, in order: defaults (or f.over), --config, --set,
+// then --gpus if given (a --set of gpus beside --gpus is an error, not
+// overridden); it checks --scale, which no config validation sees.
 func (f *workloadFlags) baseConfig(fs *flag.FlagSet) (platform.Config, error) {
 	cfg := platform.DefaultConfig()
+	if f.over != nil {
+		cfg = *f.over
+	}
 	if !(f.scale > 0) || math.IsInf(f.scale, 0) {
 		return cfg, badInput("--scale %g: must be a positive number", f.scale)
 	}
@@ -115,7 +122,7 @@ func (f *workloadFlags) baseConfig(fs *flag.FlagSet) (platform.Config, error) {
 		return cfg, err
 	}
 	if f.config != "" {
-		c, err := platform.LoadConfig(f.config)
+		c, err := platform.LoadConfigOver(f.config, cfg)
 		if err != nil {
 			return cfg, inputError{err}
 		}
@@ -178,7 +185,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, *flag.FlagSet, e
 	addLogLevelFlag(fs, &f.logLevel)
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr (simulated time, kernels, faults): auto (when stderr is a terminal, after 2 s), on, off")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the simulation here")
-	fs.StringVar(&f.trace, "trace", "", "replay a recording ('mgpu trace record') instead of --workload: it fixes the workload, --scale, --size, --iterations, --seed and, unless --gpus is given, the GPU count")
+	fs.StringVar(&f.trace, "trace", "", "replay a recording ('mgpu trace record') instead of --workload: it fixes the workload, --scale, --size, --iterations, --seed, the GPU count and im2col (--gpus, --set or --config giving another is refused)")
 	if err := noArgs(fs, args, stdout); err != nil {
 		return nil, nil, err
 	}
@@ -234,6 +241,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	var rec *replay.Program
+	if f.trace != "" {
+		if rec, err = f.openTrace(fs); err != nil {
+			return err
+		}
+		defer rec.Close()
+	}
 	cfg, err := f.buildConfig(fs)
 	if err != nil {
 		return err
@@ -243,21 +257,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	opts := platform.Options{Workload: f.workload, Policy: f.policy, Seed: f.seed, Scale: f.scale,
 		Size: f.size, Iterations: f.iterations, Config: cfg, Sets: f.setMap(), Threads: f.threads}
-	if f.trace != "" {
-		p, err := f.openTrace(fs, &opts)
-		if err != nil {
+	if rec != nil {
+		if err := f.replayOptions(fs, rec, &opts); err != nil {
 			return err
-		}
-		defer p.Close()
-		if err := opts.Config.Validate(); err != nil {
-			return inputError{err}
 		}
 	}
 	if prog != nil {
 		opts.Progress = prog.update
 		defer prog.finish()
 	}
-	log.Info().Str("workload", f.workload).Str("policy", f.policy).Int("gpus", cfg.GPUs).Msg("building")
+	log.Info().Str("workload", opts.Workload).Str("policy", f.policy).Int("gpus", cfg.GPUs).Msg("building")
 	sys, err := platform.Build(opts)
 	if err != nil {
 		return inputError{err}

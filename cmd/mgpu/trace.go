@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/mgpu-sim/mgpu/accelsim"
 
@@ -47,6 +49,9 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	if (sub == "convert") != (*accel != "") {
 		return badInput("--accelsim goes with 'mgpu trace convert', and convert needs it")
 	}
+	if err := ignoredTraceFlags(fs, sub); err != nil {
+		return err
+	}
 	if err := traceClobber(f, *accel); err != nil {
 		return err
 	}
@@ -72,8 +77,24 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// ignoredTraceFlags refuses the flags the subcommand would ignore: an
+// Accel-Sim trace is its own workload, and a recording is named after its
+// workload.
+func ignoredTraceFlags(fs *flag.FlagSet, sub string) error {
+	if sub == "record" && visited(fs, "name") {
+		return badInput("--name goes with 'mgpu trace convert': a recording is named after its --workload")
+	}
+	for _, n := range []string{"workload", "iterations"} {
+		if sub == "convert" && visited(fs, n) {
+			return badInput("--%s with 'mgpu trace convert': the Accel-Sim trace is the workload (--name names it); leave --%s out", n, n)
+		}
+	}
+	return nil
+}
+
 // convertAccelSim writes an Accel-Sim trace as a recording for runs like
-// opts.
+// opts. The trace is read and checked whole first, so a bad one exits 2
+// before --out is touched.
 func convertAccelSim(list, name string, opts platform.Options, out string, stdout io.Writer) error {
 	p, tag, align, err := platform.RecordingFor(opts)
 	if err != nil {
@@ -83,12 +104,23 @@ func convertAccelSim(list, name string, opts platform.Options, out string, stdou
 		return badInput("--accelsim %s: %v", list, errors.Unwrap(err))
 	}
 	if name == "" {
-		name = filepath.Base(filepath.Dir(list))
+		// The trace's directory, named: a relative list's Dir is ".".
+		dir, err := filepath.Abs(filepath.Dir(list))
+		if err != nil {
+			return err
+		}
+		name = filepath.Base(dir)
 	}
-	o := accelsim.Options{Name: name, Params: p, Tagging: tag, Align: align}
-	err = atomicfile.Write(out, func(w io.Writer) error { return accelsim.Convert(list, w, o) })
+	t, err := accelsim.Read(list, accelsim.Options{Name: name, Params: p, Tagging: tag, Align: align})
 	var ae *accelsim.Error
 	if errors.As(err, &ae) || errors.Is(err, fs.ErrNotExist) {
+		return inputError{err}
+	}
+	if err != nil {
+		return err
+	}
+	err = atomicfile.Write(out, t.Write)
+	if errors.As(err, &ae) {
 		return inputError{err}
 	}
 	if err != nil {
@@ -101,25 +133,55 @@ func convertAccelSim(list, name string, opts platform.Options, out string, stdou
 // replayFlags are the flags a recording fixes: its workload and sizing.
 var replayFlags = []string{"workload", "scale", "size", "iterations", "seed"}
 
-// openTrace opens --trace and points opts at it: the recording replaces
-// --workload and its sizing flags, and gives the GPU count unless --gpus
-// does (a count other than the recording's is refused when the run is
-// built).
-func (f *runFlags) openTrace(fs *flag.FlagSet, opts *platform.Options) (*replay.Program, error) {
+// openTrace refuses the flags a recording fixes, then opens --trace,
+// checked whole (platform.OpenTrace), and makes its GPU count and im2col
+// kernel what --config and --set apply over, so that a key they leave
+// out is the recording's and one they set otherwise can be refused.
+func (f *runFlags) openTrace(fs *flag.FlagSet) (*replay.Program, error) {
 	for _, name := range replayFlags {
 		if visited(fs, name) {
 			return nil, badInput("--%s with --trace: the recording fixes the workload and its size; leave --%s out", name, name)
 		}
 	}
-	p, err := replay.Open(f.trace)
+	p, err := platform.OpenTrace(f.trace)
 	if err != nil {
 		return nil, inputError{err}
 	}
-	pr := p.Params()
-	opts.Program, opts.Workload = p, ""
-	opts.Seed, opts.Scale, opts.Size, opts.Iterations = pr.Seed, pr.Scale, pr.Size, pr.Iterations
-	if !visited(fs, "gpus") {
-		opts.Config.GPUs = pr.GPUs
-	}
+	over := platform.DefaultConfig()
+	over.GPUs, over.Im2col = p.Params().GPUs, p.Params().Im2col
+	f.over = &over
 	return p, nil
+}
+
+// replayOptions points opts at the recording p, after refusing a config
+// that conflicts with it: a run of other parameters would replay streams
+// recorded for these and record one value beside another's counters.
+func (f *runFlags) replayOptions(fs *flag.FlagSet, p *replay.Program, opts *platform.Options) error {
+	pr := p.Params()
+	for _, c := range []struct{ key, got, want string }{
+		{"gpus", strconv.Itoa(opts.Config.GPUs), strconv.Itoa(pr.GPUs)},
+		{"im2col", opts.Config.Im2col, pr.Im2col},
+	} {
+		if c.got != c.want {
+			return badInput("%s sets %s = %s, and the recording %s was made with %s = %s: leave it out (the recording sets it) or give %s",
+				f.setter(fs, c.key), c.key, c.got, f.trace, c.key, c.want, c.want)
+		}
+	}
+	opts.Program, opts.Workload = p, p.Info().Name
+	opts.Seed, opts.Scale, opts.Size, opts.Iterations = pr.Seed, pr.Scale, pr.Size, pr.Iterations
+	return nil
+}
+
+// setter names the flag that set key: --gpus, the last --set of it, or
+// else the --config file (the rest apply over the recording's values).
+func (f *runFlags) setter(fs *flag.FlagSet, key string) string {
+	if key == "gpus" && visited(fs, "gpus") {
+		return fmt.Sprintf("--gpus %d", f.gpus)
+	}
+	for i := len(f.sets) - 1; i >= 0; i-- {
+		if k, _, _ := strings.Cut(f.sets[i], "="); strings.TrimSpace(k) == key {
+			return "--set " + f.sets[i]
+		}
+	}
+	return "--config " + f.config
 }
