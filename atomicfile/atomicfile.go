@@ -124,6 +124,22 @@ func CheckFile(path string) error {
 	return checkDir(filepath.Dir(target), path)
 }
 
+// danglingAbove reports the first of path and its parents, as named, that
+// is a symbolic link to nothing.
+func danglingAbove(path string) error {
+	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
+		if _, err := os.Stat(p); err == nil {
+			return nil // it and everything above it resolve
+		}
+		if err := danglingLink(p); err != nil {
+			return err
+		}
+		if up := filepath.Dir(p); up == p {
+			return nil
+		}
+	}
+}
+
 // danglingLink reports a path that does not exist because it is a
 // symbolic link to nothing: MkdirAll would fail on it with "file exists".
 func danglingLink(path string) error {
@@ -154,7 +170,8 @@ func fileKind(m fs.FileMode) string {
 }
 
 // CheckDir reports whether files can be written into dir, creating it if
-// needed (through a symlink, its target, as Write would): it must not be,
+// needed (through a symlink to a place that exists, its target, as Write
+// would; a link to nothing is refused): it must not be,
 // or lie under, a regular file, and must be writable.
 func CheckDir(dir string) error { return checkDir(dir, dir) }
 
@@ -164,6 +181,17 @@ func checkDir(dir, target string) error {
 		dir = "."
 	}
 	given := dir
+	// A directory that is, or lies under, a symbolic link to nothing is
+	// refused, not created: the link's target may be a filesystem not
+	// mounted. (A file's own link to a file not made yet is written
+	// through.)
+	named := dir
+	if target != dir {
+		named = filepath.Dir(target)
+	}
+	if err := danglingAbove(named); err != nil {
+		return err
+	}
 	dir, err := Resolve(dir)
 	if err != nil {
 		return fmt.Errorf("%s: %w", target, err)
