@@ -3,7 +3,7 @@ GO ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BIN := bin/mgpu
 
-.PHONY: run test test-full bench bench-compare bench-figures lint build clean golden-full check-matrix configs docs test-slurm pgo fuzz
+.PHONY: run test test-full bench bench-floor bench-compare bench-figures lint build clean golden-full check-matrix configs docs test-slurm pgo fuzz
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mgpu
@@ -74,6 +74,13 @@ bench: build
 	@for w in $(OVERSUB_WORKLOADS); do \
 		/usr/bin/env time -f "$$w: wall %e s, peak RSS %M KB" $(BIN) run --workload $$w --gpus 1 --policy on-touch | grep -E "on 1 GPUs|mem instructions"; \
 	done
+
+# The floor (docs/performance.md): the least work a memory instruction
+# needs, built up level by level (generate, coalesce, L1 lookups, one
+# engine event, L2 lookups) on the streams of mm, mt and pr, beside the
+# whole simulator on the same runs, in one command (about 2 minutes).
+bench-floor:
+	$(GO) test -p 1 -run '^$$' -bench '^BenchmarkFloor' -benchtime 1x -count 3 ./gpu ./platform
 
 # The working tree's speed against revision OLD, as pairs of runs, with
 # the results checked identical: make bench-compare OLD=HEAD~3 [SET=quick]
