@@ -382,8 +382,11 @@ func newCrew(parts []*Partition, threads int) *crew {
 // run advances every partition to end.
 func (c *crew) run(end sim.VTimeInSec) {
 	c.end = end
-	c.next.Store(0)
+	// done before next: a thread still in the last window's take() can
+	// take a partition the moment next is reset, and its done.Add must
+	// not be wiped (the window would never end).
 	c.done.Store(0)
+	c.next.Store(0)
 	c.epoch.Add(1)
 	for w := 1; w < c.threads; w++ {
 		if c.sleep[w].Load() {
