@@ -103,6 +103,12 @@ func checkSetup(o Options, w benchmarks.Workload, f setupFacts) (int, error) {
 	return capacity, nil
 }
 
+// declaredCheckFrom is the declared footprint from which checkDeclaredSize
+// checks before set-up (4 GiB, a choice: below it a workload's inputs are
+// built in seconds within this machine's memory, and checkSetup names the
+// exact footprint).
+const declaredCheckFrom = 4 << 30
+
 // checkDeclaredSize makes checkSetup's footprint checks (GPU memory, the
 // pages mgpu simulates) on the footprint the workload's paper size
 // declares (Info.PaperSize), before the workload builds its inputs: a
@@ -120,6 +126,9 @@ func checkDeclaredSize(w benchmarks.Workload, o Options) error {
 	fp, err := declared.Footprint(o.params())
 	if err != nil {
 		return fmt.Errorf("workload %s: %w", o.Workload, err)
+	}
+	if fp <= declaredCheckFrom {
+		return nil // set-up is cheap: checkSetup gives the exact footprint
 	}
 	surely := fp / 2
 	if c.Oversubscribe == 0 && surely > uint64(c.GPU.Memory)*uint64(c.GPUs) {
