@@ -46,6 +46,19 @@ func (d *dnet) paramTensors(name string, n int) (params, grads *tensor) {
 	return params, grads
 }
 
+// paramHalves is paramTensors of n+m values, with each tensor's views of
+// its first n (weights, gamma) and last m (bias, beta), as every layer
+// with parameters slices them.
+type paramHalves struct{ params, grads, first, second, gradFirst, gradSecond *tensor }
+
+func (d *dnet) paramHalves(name string, n, m int) paramHalves {
+	h := paramHalves{}
+	h.params, h.grads = d.paramTensors(name, n+m)
+	h.first, h.second = slice(h.params, 0, n), slice(h.params, n, n+m)
+	h.gradFirst, h.gradSecond = slice(h.grads, 0, n), slice(h.grads, n, n+m)
+	return h
+}
+
 // conv2d is layers.Conv2D: weights [k, c, kh, kw] and bias [k] in one
 // parameters tensor, stride and padding equal in both dimensions.
 type conv2d struct {
@@ -67,9 +80,9 @@ func newConv2D(d *dnet, name string, index int, in [3]int, k, kernel, stride, pa
 	l.oh = (l.h-l.kh+2*pad)/stride + 1
 	l.ow = (l.w-l.kw+2*pad)/stride + 1
 	nw := k * l.c * l.kh * l.kw
-	l.params, l.grads = d.paramTensors(name, nw+k)
-	l.weights, l.bias = slice(l.params, 0, nw), slice(l.params, nw, nw+k)
-	l.wgrad, l.bgrad = slice(l.grads, 0, nw), slice(l.grads, nw, nw+k)
+	h := d.paramHalves(name, nw, k)
+	l.params, l.grads = h.params, h.grads
+	l.weights, l.bias, l.wgrad, l.bgrad = h.first, h.second, h.gradFirst, h.gradSecond
 	return l
 }
 
@@ -163,9 +176,9 @@ type fc struct {
 func newFC(d *dnet, name string, index, in, out int) *fc {
 	l := &fc{d: d, name: name, index: index, in: in, out: out}
 	nw := in * out
-	l.params, l.grads = d.paramTensors(name, nw+out)
-	l.weights, l.bias = slice(l.params, 0, nw), slice(l.params, nw, nw+out)
-	l.wgrad, l.bgrad = slice(l.grads, 0, nw), slice(l.grads, nw, nw+out)
+	h := d.paramHalves(name, nw, out)
+	l.params, l.grads = h.params, h.grads
+	l.weights, l.bias, l.wgrad, l.bgrad = h.first, h.second, h.gradFirst, h.gradSecond
 	return l
 }
 
@@ -302,9 +315,9 @@ type batchNorm struct {
 
 func newBatchNorm(d *dnet, name string, c int) *batchNorm {
 	l := &batchNorm{d: d, name: name, c: c}
-	l.params, l.grads = d.paramTensors(name, 2*c)
-	l.gamma, l.beta = slice(l.params, 0, c), slice(l.params, c, 2*c)
-	l.dgamma, l.dbeta = slice(l.grads, 0, c), slice(l.grads, c, 2*c)
+	h := d.paramHalves(name, c, c)
+	l.params, l.grads = h.params, h.grads
+	l.gamma, l.beta, l.dgamma, l.dbeta = h.first, h.second, h.gradFirst, h.gradSecond
 	return l
 }
 
