@@ -1,6 +1,7 @@
 package figures
 
 import (
+	earlyadaptorrt "github.com/mgpu-sim/mgpu/runtimes/earlyadaptor"
 	"math"
 	"reflect"
 	"slices"
@@ -256,8 +257,8 @@ func TestMultiOversubRuns(t *testing.T) {
 		if r.Config.UVM.PrefetchControl != "early-adaptor" || r.Policy != "oasis" {
 			continue
 		}
-		if r.Config.UVM.EA.LongWindowNs >= earlyadaptor.DefaultConfig().LongWindowNs {
-			t.Fatalf("long window %v ns, not scaled", r.Config.UVM.EA.LongWindowNs)
+		if earlyadaptorrt.Config.Of(r.Config.UVM).LongWindowNs >= earlyadaptor.DefaultConfig().LongWindowNs {
+			t.Fatalf("long window %v ns, not scaled", earlyadaptorrt.Config.Of(r.Config.UVM).LongWindowNs)
 		}
 		res, err := platform.Run(r.Options())
 		if err != nil {

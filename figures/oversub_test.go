@@ -1,6 +1,7 @@
 package figures
 
 import (
+	earlyadaptorrt "github.com/mgpu-sim/mgpu/runtimes/earlyadaptor"
 	"math"
 	"slices"
 	"strings"
@@ -135,8 +136,8 @@ func TestOversubFiguresExpand(t *testing.T) {
 		}
 		fp, _ := footprintAt("hotspot", testScale)
 		scale := float64(fp) / float64(8445<<20)
-		if got := r.Config.UVM.EA.LongWindowNs; math.Abs(got-1e9*scale) > 1 || math.Abs(r.Config.UVM.EA.ShortWindowNs-20e6*scale) > 1 {
-			t.Errorf("hotspot windows %v / %v at footprint %d", r.Config.UVM.EA.ShortWindowNs, got, fp)
+		if got := earlyadaptorrt.Config.Of(r.Config.UVM).LongWindowNs; math.Abs(got-1e9*scale) > 1 || math.Abs(earlyadaptorrt.Config.Of(r.Config.UVM).ShortWindowNs-20e6*scale) > 1 {
+			t.Errorf("hotspot windows %v / %v at footprint %d", earlyadaptorrt.Config.Of(r.Config.UVM).ShortWindowNs, got, fp)
 		}
 	}
 }

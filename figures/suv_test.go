@@ -1,6 +1,7 @@
 package figures
 
 import (
+	suvrt "github.com/mgpu-sim/mgpu/runtimes/suv"
 	"math"
 	"strconv"
 	"testing"
@@ -230,7 +231,7 @@ func TestSUVSeriesFindTruncatedRuns(t *testing.T) {
 // suvClassShares are the shares of SUV's classes among the (launch,
 // object) pairs of workload's run at scale on SUV's machine (suvBase with
 // SUV-Mgmt, no oversubscription: classes do not depend on it), from the
-// hints it declares (platform.SUVClasses).
+// hints it declares (runtimes/suv.Classes).
 func suvClassShares(workload string, scale float64) (map[suv.Class]float64, error) {
 	c := platform.DefaultConfig()
 	kv := join(suvRun("suv", over100), []string{"gpus", "1"})
@@ -239,7 +240,11 @@ func suvClassShares(workload string, scale float64) (map[suv.Class]float64, erro
 			return nil, err
 		}
 	}
-	cl, err := platform.SUVClasses(platform.Options{Workload: workload, Policy: oversubPolicy, Seed: 1, Scale: scale, Config: c})
+	prog, err := platform.Program(platform.Options{Workload: workload, Policy: oversubPolicy, Seed: 1, Scale: scale, Config: c})
+	if err != nil {
+		return nil, err
+	}
+	cl, err := suvrt.Classes(c.UVM, c.PageSize, c.GPUs, prog)
 	if err != nil {
 		return nil, err
 	}

@@ -60,16 +60,17 @@ func (o Options) resolveValid() (Options, benchmarks.Workload, pagepolicy.Traits
 // that Checker can keep them instead of the set-up.
 type setupFacts struct {
 	footprint, end uint64
-	// suvHints checks the workload's SUV hints against its kernels.
-	suvHints func() error
+	// access checks the accesses the workload declares against its
+	// kernels (benchmarks.CheckAccess).
+	access func() error
 	// widest is the kernel with the most wavefronts a workgroup, which
 	// a CU must hold at once.
 	widest      string
 	widestWaves int
 }
 
-func factsOf(alloc *objtable.Allocator, kernels []benchmarks.Kernel, suvHints func() error) setupFacts {
-	f := setupFacts{footprint: alloc.Footprint(), end: alloc.End(), suvHints: suvHints}
+func factsOf(alloc *objtable.Allocator, kernels []benchmarks.Kernel, access func() error) setupFacts {
+	f := setupFacts{footprint: alloc.Footprint(), end: alloc.End(), access: access}
 	for _, k := range kernels {
 		if k.Workgroups > 0 && k.WavefrontsPerWorkgroup > f.widestWaves {
 			f.widest, f.widestWaves = k.Name, k.WavefrontsPerWorkgroup
@@ -79,12 +80,16 @@ func factsOf(alloc *objtable.Allocator, kernels []benchmarks.Kernel, suvHints fu
 }
 
 // checkSetup is what Build checks between the workload's set-up and the
-// system's: SUV's hints, the footprint against GPU memory, and the pages
+// system's: what the selected runtimes ask of the workload, the footprint against GPU memory, and the pages
 // against what mgpu simulates. It returns each GPU's capacity in pages.
 func checkSetup(o Options, w benchmarks.Workload, f setupFacts) (int, error) {
 	c := o.Config
-	if err := checkSUV(c, w, f.suvHints); err != nil {
-		return 0, fmt.Errorf("workload %s: %w", o.Workload, err)
+	for _, r := range c.UVM.Selected() {
+		if r.Spec.CheckWorkload != nil {
+			if err := r.Spec.CheckWorkload(r.Name, w, f.access); err != nil {
+				return 0, fmt.Errorf("workload %s: %w", o.Workload, err)
+			}
+		}
 	}
 	if f.widestWaves > c.GPU.WavefrontsPerCU {
 		// A GPU never places a workgroup wider than a CU: the run

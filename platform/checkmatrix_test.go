@@ -2,6 +2,8 @@ package platform
 
 import (
 	"fmt"
+	"github.com/mgpu-sim/mgpu/earlyadaptor"
+	earlyadaptorrt "github.com/mgpu-sim/mgpu/runtimes/earlyadaptor"
 	"os"
 	"slices"
 	"testing"
@@ -33,7 +35,7 @@ func checkVariants() []struct {
 		{"prefetch-tbn-oversub1.5", func(c *Config) { c.UVM.Prefetch.Policy, c.Oversubscribe = "tbn", 1.5 }},
 		{"early-adaptor-oversub1.5", func(c *Config) {
 			c.UVM.Prefetch.Policy, c.UVM.PrefetchControl, c.Oversubscribe = "tbn", "early-adaptor", 1.5
-			c.UVM.EA.ShortWindowNs, c.UVM.EA.LongWindowNs, c.UVM.EA.EvalPeriodNs = 2e4, 1e6, 2e4 // scaled to the small runs
+			earlyadaptorrt.Config.Edit(&c.UVM, func(s *earlyadaptor.Config) { s.ShortWindowNs, s.LongWindowNs, s.EvalPeriodNs = 2e4, 1e6, 2e4 }) // scaled to the small runs
 		}},
 	}
 	for _, f := range []float64{1.5, 3} {

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/mgpu-sim/mgpu/units"
+	"github.com/mgpu-sim/mgpu/uvm"
 	"gopkg.in/yaml.v3"
 )
 
@@ -52,11 +53,7 @@ func (c *Config) Set(kv string) error {
 	if key == "" {
 		return fmt.Errorf("setting %q: missing key before '='", kv)
 	}
-	v, err := lookupKey(reflect.ValueOf(c).Elem(), key)
-	if err != nil {
-		return err
-	}
-	return setScalar(v, key, val)
+	return editKey(reflect.ValueOf(c).Elem(), key, func(v reflect.Value) error { return setScalar(v, key, val) })
 }
 
 // Get returns the value of one dotted key, in the form Set accepts back.
@@ -145,12 +142,39 @@ func parseConfigOver(path string, data []byte, base Config) (Config, error) {
 	return c, nil
 }
 
-// field is one yaml-tagged field at one level of the config tree.
+// field is one yaml-tagged field at one level of the config tree, or a
+// section a runtime registered (uvm.RegisterSection), which the walk
+// treats as a nested struct field.
 type field struct {
 	name    string
 	doc     string
-	index   int
+	index   int  // the struct field's index; -1 for a registered section
 	section bool // a nested struct whose fields make dotted keys
+	goName  string
+}
+
+var uvmConfigType = reflect.TypeFor[uvm.Config]()
+
+// value is f's value in struct value v: for a registered section a copy,
+// which set writes back.
+func (f field) value(v reflect.Value) reflect.Value {
+	if f.index >= 0 {
+		return v.Field(f.index)
+	}
+	return reflect.ValueOf(v.Interface().(uvm.Config).SectionValue(f.name))
+}
+
+// edit calls change on an addressable f of addressable struct value v,
+// and writes a registered section's copy back to v.
+func (f field) edit(v reflect.Value, change func(fv reflect.Value)) {
+	if f.index >= 0 {
+		change(v.Field(f.index))
+		return
+	}
+	cp := reflect.New(reflect.TypeOf(v.Interface().(uvm.Config).SectionValue(f.name))).Elem()
+	cp.Set(f.value(v))
+	change(cp)
+	v.Addr().Interface().(*uvm.Config).SetSection(f.name, cp.Interface())
 }
 
 var textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
@@ -173,23 +197,45 @@ func fieldsOf(t reflect.Type) []field {
 }
 
 func readFields(t reflect.Type) []field {
+	if t == uvmConfigType {
+		return uvmFields()
+	}
 	var fs []field
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		if !sf.IsExported() {
 			continue
 		}
-		name, _, _ := strings.Cut(sf.Tag.Get("yaml"), ",")
-		if name == "-" {
+		if name, _, _ := strings.Cut(sf.Tag.Get("yaml"), ","); name == "-" {
 			continue
 		}
-		if name == "" {
-			name = strings.ToLower(sf.Name)
-		}
-		section := sf.Type.Kind() == reflect.Struct && !reflect.PointerTo(sf.Type).Implements(textUnmarshalerType)
-		fs = append(fs, field{name: name, doc: sf.Tag.Get("doc"), index: i, section: section})
+		fs = append(fs, structField(sf, i))
 	}
 	return fs
+}
+
+// uvmFields are uvm.Config's fields and registered sections, in listing
+// order (uvm.ConfigParts).
+func uvmFields() []field {
+	var fs []field
+	for _, p := range uvm.ConfigParts() {
+		if p.Index >= 0 {
+			fs = append(fs, structField(uvmConfigType.Field(p.Index), p.Index))
+			continue
+		}
+		fs = append(fs, field{name: p.Section.Name, doc: p.Section.Doc, index: -1, section: true, goName: p.Section.Field})
+	}
+	return fs
+}
+
+// structField is struct field sf, the i-th, as a config field.
+func structField(sf reflect.StructField, i int) field {
+	name, _, _ := strings.Cut(sf.Tag.Get("yaml"), ",")
+	if name == "" {
+		name = strings.ToLower(sf.Name)
+	}
+	section := sf.Type.Kind() == reflect.Struct && !reflect.PointerTo(sf.Type).Implements(textUnmarshalerType)
+	return field{name: name, doc: sf.Tag.Get("doc"), index: i, section: section, goName: sf.Name}
 }
 
 func findField(t reflect.Type, name string) (field, bool) {
@@ -226,32 +272,62 @@ func leaves(v reflect.Value, prefix string, out []leaf) []leaf {
 	for _, f := range fieldsOf(v.Type()) {
 		key := joinKey(prefix, f.name)
 		if f.section {
-			out = leaves(v.Field(f.index), key, out)
+			out = leaves(f.value(v), key, out)
 		} else {
-			out = append(out, leaf{key: key, doc: f.doc, v: v.Field(f.index)})
+			out = append(out, leaf{key: key, doc: f.doc, v: f.value(v)})
 		}
 	}
 	return out
 }
 
-// lookupKey finds the leaf value for a dotted key in struct value v.
+// lookupKey finds the leaf value for a dotted key in struct value v, to
+// read it (a registered section's value is a copy).
 func lookupKey(v reflect.Value, key string) (reflect.Value, error) {
+	var leaf reflect.Value
+	err := walkKey(v, key, func(v reflect.Value, f field, _ func(reflect.Value) error) error {
+		leaf = f.value(v)
+		return nil
+	}, func(f field, v reflect.Value, next func(reflect.Value) error) error { return next(f.value(v)) })
+	return leaf, err
+}
+
+// editKey calls change on the leaf value of a dotted key in addressable
+// struct value v, writing a registered section's copy back.
+func editKey(v reflect.Value, key string, change func(reflect.Value) error) error {
+	edit := func(f field, v reflect.Value, next func(reflect.Value) error) error {
+		var err error
+		f.edit(v, func(fv reflect.Value) { err = next(fv) })
+		return err
+	}
+	return walkKey(v, key, func(v reflect.Value, f field, _ func(reflect.Value) error) error {
+		return edit(f, v, change)
+	}, edit)
+}
+
+// walkKey finds a dotted key's field level by level: descend enters a
+// section's value and leaf acts on the key's own field.
+func walkKey(v reflect.Value, key string, leaf func(v reflect.Value, f field, _ func(reflect.Value) error) error,
+	descend func(f field, v reflect.Value, next func(reflect.Value) error) error) error {
 	parts := strings.Split(key, ".")
-	for i, p := range parts {
-		f, ok := findField(v.Type(), p)
+	var walk func(v reflect.Value, i int) error
+	walk = func(v reflect.Value, i int) error {
+		f, ok := findField(v.Type(), parts[i])
 		if !ok || (!f.section && i < len(parts)-1) {
-			return reflect.Value{}, unknownKeyError(key)
+			return unknownKeyError(key)
 		}
-		v = v.Field(f.index)
 		if f.section && i == len(parts)-1 {
 			var subs []string
-			for _, l := range leaves(v, key, nil) {
+			for _, l := range leaves(f.value(v), key, nil) {
 				subs = append(subs, l.key)
 			}
-			return reflect.Value{}, fmt.Errorf("config key %q is a group, not a value; set one of its keys: %s", key, strings.Join(subs, ", "))
+			return fmt.Errorf("config key %q is a group, not a value; set one of its keys: %s", key, strings.Join(subs, ", "))
 		}
+		if i == len(parts)-1 {
+			return leaf(v, f, nil)
+		}
+		return descend(f, v, func(fv reflect.Value) error { return walk(fv, i+1) })
 	}
-	return v, nil
+	return walk(v, 0)
 }
 
 // unknownKeyError suggests the closest real key, since most unknown keys
@@ -449,12 +525,12 @@ func applyMapping(v reflect.Value, prefix string, n *yaml.Node, report func(line
 			}
 			continue
 		}
-		fv := v.Field(f.index)
+		fv := f.value(v)
 		switch {
 		case f.section && isNull(vn):
 			// "gpu:" with nothing under it overrides nothing.
 		case f.section && vn.Kind == yaml.MappingNode:
-			applyMapping(fv, key, vn, report)
+			f.edit(v, func(fv reflect.Value) { applyMapping(fv, key, vn, report) })
 		case f.section:
 			report(vn.Line, fmt.Errorf("%s: expected a mapping of %s.* keys, got %s", key, key, nodeKind(vn)))
 		case isNull(vn):
@@ -462,9 +538,11 @@ func applyMapping(v reflect.Value, prefix string, n *yaml.Node, report func(line
 		case vn.Kind != yaml.ScalarNode:
 			report(vn.Line, fmt.Errorf("%s: expected %s, got %s", key, kindName(fv.Type()), nodeKind(vn)))
 		default:
-			if err := setScalar(fv, key, vn.Value); err != nil {
-				report(vn.Line, err)
-			}
+			f.edit(v, func(fv reflect.Value) {
+				if err := setScalar(fv, key, vn.Value); err != nil {
+					report(vn.Line, err)
+				}
+			})
 		}
 	}
 }
@@ -548,7 +626,7 @@ func writeYAMLLevel(b *strings.Builder, v reflect.Value, depth int) {
 		if f.section {
 			continue
 		}
-		lines[i] = indent + f.name + ": " + yamlScalar(formatValue(v.Field(f.index)))
+		lines[i] = indent + f.name + ": " + yamlScalar(formatValue(f.value(v)))
 		width = max(width, len(lines[i]))
 	}
 	for i, f := range fs {
@@ -557,7 +635,7 @@ func writeYAMLLevel(b *strings.Builder, v reflect.Value, depth int) {
 				b.WriteString("\n")
 			}
 			b.WriteString(indent + f.name + ":\n")
-			writeYAMLLevel(b, v.Field(f.index), depth+1)
+			writeYAMLLevel(b, f.value(v), depth+1)
 			continue
 		}
 		b.WriteString(lines[i])

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/units"
+	"github.com/mgpu-sim/mgpu/uvm"
 )
 
 func TestConfigSetKinds(t *testing.T) {
@@ -200,11 +201,17 @@ func TestLoadConfigMissingFile(t *testing.T) {
 }
 
 // countLeaves counts non-struct fields independently of the package's own
-// walker; units.Bytes is a uint, so it counts as a leaf here too.
+// walker, and those of the sections runtimes register in uvm.Config;
+// units.Bytes is a uint, so it counts as a leaf here too.
 func countLeaves(t reflect.Type) int {
 	n := 0
+	if t == reflect.TypeFor[uvm.Config]() {
+		for _, s := range uvm.Sections() {
+			n += countLeaves(reflect.TypeOf(uvm.DefaultConfig().SectionValue(s.Name)))
+		}
+	}
 	for i := range t.NumField() {
-		if t.Field(i).Tag.Get("yaml") == "-" {
+		if t.Field(i).Tag.Get("yaml") == "-" || !t.Field(i).IsExported() {
 			continue
 		}
 		if ft := t.Field(i).Type; ft.Kind() == reflect.Struct {

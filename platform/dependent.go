@@ -7,10 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mgpu-sim/mgpu/earlyadaptor"
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/interconnect"
-	"github.com/mgpu-sim/mgpu/observuvm"
 	"github.com/mgpu-sim/mgpu/prefetch"
 	"github.com/mgpu-sim/mgpu/uvm"
 )
@@ -50,177 +48,161 @@ type dependency struct {
 	note string
 }
 
-// dependencies is every dependent key of Config. The test checks that
-// every key named here exists.
-var dependencies = []dependency{
-	// The driver's prefetcher (package prefetch).
-	{keys: []string{"uvm.prefetch.threshold", "uvm.prefetch.big_page_fill", "uvm.prefetch.va_block_size"},
-		on:    func(c *Config) bool { return c.UVM.Prefetch.Policy == prefetch.TBN },
-		while: "uvm.prefetch.policy", use: "uvm.prefetch.policy=tbn"},
-	{keys: []string{"uvm.prefetch.block_size"},
-		on: func(c *Config) bool {
-			u := c.UVM
-			return u.Prefetch.Policy != prefetch.Off || u.Adaptive == uvm.AdaptiveUVMSmart ||
-				u.FaultHandling == uvm.HandlingSoftware && u.Adaptive != uvm.AdaptiveObservUVM && slices.Contains(blockEvictions, u.Eviction)
-		},
-		while: "uvm.prefetch.policy", use: "uvm.prefetch.policy=sequential-local or tbn",
-		note: "it is also the basic block of uvm.adaptive=uvmsmart and of uvm.eviction=" + strings.Join(blockEvictions, ", ")},
-	{keys: []string{"uvm.prefetch.threshold"},
-		on:    func(c *Config) bool { return c.UVM.PrefetchControl != uvm.ControlEarlyAdaptor },
-		while: "uvm.prefetch_control", use: "uvm.prefetch_control=none",
-		note: "Early-Adaptor sets every VA block's threshold: uvm.ea.aggressive and uvm.ea.disabled, or uvm.ea.static_threshold with uvm.ea.mode=static"},
-	{keys: []string{"uvm.prefetch.threshold"},
-		on:    func(c *Config) bool { return c.UVM.Adaptive != uvm.AdaptiveObservUVM },
-		while: "uvm.adaptive", use: "uvm.adaptive=none",
-		note: "ObservUVM's uvm.observuvm.shallow sets the threshold: uvm.observuvm.tbp_threshold or ap_threshold"},
+// dependencies is every dependent key of Config: the registered runtimes'
+// (uvm.RuntimeSpec.Dependencies), then the table below. The test checks
+// that every key named here exists.
+// It is made at first use, so that it holds every runtime registered
+// before (a test's too).
+var dependencies = sync.OnceValue(func() []dependency { return append(runtimeDependencies(), keyDependencies()...) })
 
-	// Early-Adaptor (package earlyadaptor).
-	{keys: []string{"uvm.ea.*"},
-		on:    func(c *Config) bool { return c.UVM.PrefetchControl == uvm.ControlEarlyAdaptor },
-		while: "uvm.prefetch_control", use: "uvm.prefetch_control=early-adaptor (with uvm.prefetch.policy=tbn)"},
-	{keys: []string{"uvm.ea.static_threshold"},
-		on:    func(c *Config) bool { return c.UVM.EA.Mode == earlyadaptor.Static },
-		while: "uvm.ea.mode", use: "uvm.ea.mode=static"},
-	// The adaptive controller's parameters; uvm.ea.detect and disabled
-	// still shape the reported detection and disabled-block counts.
-	{keys: []string{"uvm.ea.reading", "uvm.ea.reset_on_detect", "uvm.ea.short_window_ns", "uvm.ea.long_window_ns",
-		"uvm.ea.slices", "uvm.ea.eval_period_ns", "uvm.ea.short_factor", "uvm.ea.long_factor", "uvm.ea.step",
-		"uvm.ea.step_mode", "uvm.ea.aggressive", "uvm.ea.consistent_slices", "uvm.ea.average", "uvm.ea.short_reference",
-		"uvm.ea.warmup", "uvm.ea.risk_hold_windows"},
-		on:    func(c *Config) bool { return c.UVM.EA.Mode == earlyadaptor.Adaptive },
-		while: "uvm.ea.mode", use: "uvm.ea.mode=adaptive", note: "static mode holds every block at uvm.ea.static_threshold"},
+// keyDependencies are the dependent keys no runtime declares.
+func keyDependencies() []dependency {
+	return []dependency{
+		// The driver's prefetcher (package prefetch).
+		{keys: []string{"uvm.prefetch.threshold", "uvm.prefetch.big_page_fill", "uvm.prefetch.va_block_size"},
+			on:    func(c *Config) bool { return c.UVM.Prefetch.Policy == prefetch.TBN },
+			while: "uvm.prefetch.policy", use: "uvm.prefetch.policy=tbn"},
+		{keys: []string{"uvm.prefetch.block_size"},
+			on: func(c *Config) bool {
+				u := c.UVM
+				return u.Prefetch.Policy != prefetch.Off || runtimeUses(c, "uvm.prefetch.block_size") ||
+					u.FaultHandling == uvm.HandlingSoftware && runtimesLeave(c, "uvm.eviction") && slices.Contains(blockEvictions, u.Eviction)
+			},
+			while: "uvm.prefetch.policy", use: "uvm.prefetch.policy=sequential-local or tbn",
+			note: "it is also the basic block of " + usersOf("uvm.prefetch.block_size") + "and of uvm.eviction=" + strings.Join(blockEvictions, ", ")},
 
-	// Who handles far faults: the host driver's batches or UVMMU.
-	{keys: []string{"uvm.uvmmu.*"},
-		on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingHardware },
-		while: "uvm.fault_handling", use: "uvm.fault_handling=hardware"},
-	{keys: []string{"uvm.fault_service_ns", "uvm.per_fault_ns", "uvm.host_threads"},
-		on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingSoftware },
-		while: "uvm.fault_handling", use: "uvm.fault_handling=software",
-		note: "UVMMU handles faults in the GPU: its time is uvm.uvmmu.handling_cycles"},
-	{keys: []string{"uvm.eviction_census"},
-		on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingSoftware },
-		while: "uvm.fault_handling", use: "uvm.fault_handling=software",
-		note: "UVMMU swaps each fault's victim in the GPU, outside the driver's eviction"},
-	{keys: []string{"uvm.per_fault_charge"},
-		on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingSoftware && c.UVM.HostThreads == 0 },
-		while: "uvm.host_threads", use: "uvm.host_threads=0",
-		note: "host threads charge each fault as it arrives, before the batch knows which pages it maps"},
+		// Who handles far faults: the host driver's batches or UVMMU.
+		{keys: []string{"uvm.uvmmu.*"},
+			on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingHardware },
+			while: "uvm.fault_handling", use: "uvm.fault_handling=hardware"},
+		{keys: []string{"uvm.fault_service_ns", "uvm.per_fault_ns", "uvm.host_threads"},
+			on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingSoftware },
+			while: "uvm.fault_handling", use: "uvm.fault_handling=software",
+			note: "UVMMU handles faults in the GPU: its time is uvm.uvmmu.handling_cycles"},
+		{keys: []string{"uvm.eviction_census"},
+			on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingSoftware },
+			while: "uvm.fault_handling", use: "uvm.fault_handling=software",
+			note: "UVMMU swaps each fault's victim in the GPU, outside the driver's eviction"},
+		{keys: []string{"uvm.per_fault_charge"},
+			on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingSoftware && c.UVM.HostThreads == 0 },
+			while: "uvm.host_threads", use: "uvm.host_threads=0",
+			note: "host threads charge each fault as it arrives, before the batch knows which pages it maps"},
 
-	// The driver's thrashing control.
-	{keys: []string{"uvm.thrashing_lapse_ns", "uvm.thrashing_threshold", "uvm.thrashing_pin_threshold", "uvm.thrashing_faults"},
-		on:    func(c *Config) bool { return c.UVM.Thrashing },
-		while: "uvm.thrashing", use: "uvm.thrashing=true"},
+		// The driver's thrashing control.
+		{keys: []string{"uvm.thrashing_lapse_ns", "uvm.thrashing_threshold", "uvm.thrashing_pin_threshold", "uvm.thrashing_faults"},
+			on:    func(c *Config) bool { return c.UVM.Thrashing },
+			while: "uvm.thrashing", use: "uvm.thrashing=true"},
 
-	// Eviction: ObservUVM picks its own victims; the chunk is the unit of
-	// the chunk policies (and of UVMSmart's tree eviction).
-	{keys: []string{"uvm.eviction", "uvm.eviction_chunk"},
-		on:    func(c *Config) bool { return c.UVM.Adaptive != uvm.AdaptiveObservUVM },
-		while: "uvm.adaptive", use: "uvm.adaptive=none, uvmsmart, suv or sc",
-		note: "ObservUVM picks its victims with uvm.observuvm.policy"},
-	{keys: []string{"uvm.eviction_chunk"},
-		on: func(c *Config) bool {
-			return slices.Contains(chunkEvictions, c.UVM.Eviction) || c.UVM.Adaptive == uvm.AdaptiveUVMSmart
-		},
-		while: "uvm.eviction", use: "uvm.eviction=" + strings.Join(chunkEvictions, ", "),
-		note: "or uvm.adaptive=uvmsmart, whose tree eviction uses it"},
+		// Eviction: the chunk is the unit of the chunk policies (and of the
+		// runtimes that use it, UVMSmart's tree eviction).
+		{keys: []string{"uvm.eviction_chunk"},
+			on: func(c *Config) bool {
+				return slices.Contains(chunkEvictions, c.UVM.Eviction) || runtimeUses(c, "uvm.eviction_chunk")
+			},
+			while: "uvm.eviction", use: "uvm.eviction=" + strings.Join(chunkEvictions, ", "),
+			note: "or " + usersOf("uvm.eviction_chunk") + "which uses it"},
 
-	// The oversubscription runtimes.
-	{keys: []string{"uvm.uvmsmart.*"},
-		on:    func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveUVMSmart },
-		while: "uvm.adaptive", use: "uvm.adaptive=uvmsmart"},
-	{keys: []string{"uvm.griffin.*"},
-		on:    func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveGriffin },
-		while: "uvm.adaptive", use: "uvm.adaptive=griffin-dpc"},
-	{keys: []string{"uvm.suv.*"},
-		on:    func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveSUV || c.UVM.Adaptive == uvm.AdaptiveSC },
-		while: "uvm.adaptive", use: "uvm.adaptive=suv or sc"},
-	{keys: []string{"uvm.suv.density_threshold"},
-		on:    func(c *Config) bool { return c.UVM.Adaptive != uvm.AdaptiveSC },
-		while: "uvm.adaptive", use: "uvm.adaptive=suv", note: "SC ranks whole structures by access count"},
-	{keys: []string{"uvm.observuvm.*"},
-		on:    func(c *Config) bool { return c.UVM.Adaptive == uvm.AdaptiveObservUVM },
-		while: "uvm.adaptive", use: "uvm.adaptive=observuvm"},
-	{keys: []string{"uvm.observuvm.tournament_policies", "uvm.observuvm.tournament_threshold", "uvm.observuvm.tournament_factor",
-		"uvm.observuvm.tournament_blame"},
-		on:    func(c *Config) bool { return c.UVM.ObservUVM.Policy == observuvm.Tournament },
-		while: "uvm.observuvm.policy", use: "uvm.observuvm.policy=tournament"},
-	{keys: []string{"uvm.observuvm.lfu_bins", "uvm.observuvm.lfu_keep_history"},
-		on: func(c *Config) bool {
-			return observPolicyRuns(c, observuvm.LFU) || c.UVM.ObservUVM.Policy == observuvm.Tournament
-		},
-		while: "uvm.observuvm.policy", use: "uvm.observuvm.policy=lfu (or tournament with lfu among its policies)"},
-	{keys: []string{"uvm.observuvm.lfu_bins", "uvm.observuvm.lfu_keep_history"},
-		on:    func(c *Config) bool { return observPolicyRuns(c, observuvm.LFU) },
-		while: "uvm.observuvm.tournament_policies", use: "uvm.observuvm.tournament_policies with lfu among them"},
-	{keys: []string{"uvm.observuvm.cp_protected", "uvm.observuvm.cp_step", "uvm.observuvm.cp_victim"},
-		on: func(c *Config) bool {
-			return observPolicyRuns(c, observuvm.CP) || c.UVM.ObservUVM.Policy == observuvm.Tournament
-		},
-		while: "uvm.observuvm.policy", use: "uvm.observuvm.policy=cp (or tournament with cp among its policies)"},
-	{keys: []string{"uvm.observuvm.cp_protected", "uvm.observuvm.cp_step", "uvm.observuvm.cp_victim"},
-		on:    func(c *Config) bool { return observPolicyRuns(c, observuvm.CP) },
-		while: "uvm.observuvm.tournament_policies", use: "uvm.observuvm.tournament_policies with cp among them"},
-	{keys: []string{"uvm.observuvm.tbp_threshold"},
-		on: func(c *Config) bool {
-			s := c.UVM.ObservUVM.Shallow
-			return s == observuvm.ShallowTBP || s == observuvm.ShallowFDP
-		},
-		while: "uvm.observuvm.shallow", use: "uvm.observuvm.shallow=tbp or fdp"},
-	{keys: []string{"uvm.observuvm.ap_threshold"},
-		on: func(c *Config) bool {
-			s := c.UVM.ObservUVM.Shallow
-			return s == observuvm.ShallowAP || s == observuvm.ShallowFDP
-		},
-		while: "uvm.observuvm.shallow", use: "uvm.observuvm.shallow=ap or fdp"},
-	// Not feedback_regions and trigger_regions, FDP's and RGP's budgets:
-	// the ObservUVM figures scale all three budgets of every run together
-	// (figures.observBudgets), with FDP and RGP or without.
-	{keys: []string{"uvm.observuvm.fdp_threshold", "uvm.observuvm.fdp_ratio", "uvm.observuvm.fdp_reset",
-		"uvm.observuvm.fdp_literal_count_sum"},
-		on:    func(c *Config) bool { return c.UVM.ObservUVM.Shallow == observuvm.ShallowFDP },
-		while: "uvm.observuvm.shallow", use: "uvm.observuvm.shallow=fdp"},
-	{keys: []string{"uvm.observuvm.rgp_confidence", "uvm.observuvm.rgp_window", "uvm.observuvm.rgp_degree",
-		"uvm.observuvm.rgp_lookahead"},
-		on:    func(c *Config) bool { return c.UVM.ObservUVM.Deep == observuvm.DeepRGP },
-		while: "uvm.observuvm.deep", use: "uvm.observuvm.deep=rgp"},
-	{keys: []string{"uvm.observuvm.max_samples", "uvm.observuvm.monitor_set", "uvm.observuvm.adapt_period",
-		"uvm.observuvm.refault_raise", "uvm.observuvm.quiet_lower"},
-		on:    func(c *Config) bool { return c.UVM.ObservUVM.AdaptiveSamples },
-		while: "uvm.observuvm.adaptive_samples", use: "uvm.observuvm.adaptive_samples=true"},
+		// The access counters: a runtime that adapts to oversubscription may
+		// count with its own threshold and region (uvm.RuntimeSpec.Counters).
+		{keys: []string{"policy.ac_threshold", "policy.ac_group", "policy.ac_migrate"},
+			on: func(c *Config) bool {
+				for _, r := range c.UVM.Selected() {
+					if r.Spec.Counters != nil {
+						return false
+					}
+				}
+				return true
+			},
+			while: "uvm.adaptive", use: "uvm.adaptive=" + strings.Join(ownCounters(false), " or "),
+			note: strings.Join(ownCounters(true), ", ") + " count with their own settings (mgpu list: uvm.<runtime>.*)"},
 
-	// The access counters: a runtime that adapts to oversubscription
-	// counts with its own threshold and region (platform.accessCounters).
-	{keys: []string{"policy.ac_threshold", "policy.ac_group", "policy.ac_migrate"},
-		on: func(c *Config) bool {
-			return c.UVM.Adaptive == uvm.AdaptiveNone || c.UVM.Adaptive == uvm.AdaptiveGriffin
-		},
-		while: "uvm.adaptive", use: "uvm.adaptive=none or griffin-dpc",
-		note: "uvmsmart counts by uvm.uvmsmart.migrate_threshold over uvm.prefetch.block_size, observuvm by uvm.observuvm.counter_threshold and counter_granularity, suv and sc by uvm.suv.ac_threshold and ac_group"},
+		// Links: one GPU has no peer, and each PCIe model reads its own keys.
+		{keys: []string{"topology", "link.nvlink_gbps", "link.nvlink_latency_ns", "link.switch_latency_ns"},
+			on:    func(c *Config) bool { return c.GPUs > 1 },
+			while: "gpus", use: "gpus to 2 or more", note: "one GPU has no peer to reach over NVLink"},
+		{keys: []string{"link.switch_latency_ns"},
+			on:    func(c *Config) bool { return c.Topology == "switch" },
+			while: "topology", use: "topology=switch"},
+		{keys: []string{"link.pcie_gpus_per_switch", "link.pcie_switch_latency_ns"},
+			on:    func(c *Config) bool { return c.Link.PCIeTopology == interconnect.PCIeTree },
+			while: "link.pcie_topology", use: "link.pcie_topology=tree"},
+		{keys: []string{"link.pcie_latency_ns"},
+			on:    func(c *Config) bool { return c.Link.PCIeModel == interconnect.PCIeOneWay },
+			while: "link.pcie_model", use: "link.pcie_model=oneway", note: "rtt charges link.pcie_rtt_ns/2 instead"},
+		{keys: []string{"link.pcie_rtt_ns"},
+			on:    func(c *Config) bool { return c.Link.PCIeModel == interconnect.PCIeRTT },
+			while: "link.pcie_model", use: "link.pcie_model=rtt"},
+		{keys: []string{"link.pcie_curve_a", "link.pcie_curve_b"},
+			on:    func(c *Config) bool { return c.Link.PCIeModel == interconnect.PCIeUVMSmart },
+			while: "link.pcie_model", use: "link.pcie_model=uvmsmart"},
+		{keys: []string{"link.pcie_gbps"},
+			on:    func(c *Config) bool { return c.Link.PCIeModel != interconnect.PCIeUVMSmart },
+			while: "link.pcie_model", use: "link.pcie_model=oneway or rtt",
+			note: "the uvmsmart curve's bandwidth is link.pcie_curve_a"},
+	}
+}
 
-	// Links: one GPU has no peer, and each PCIe model reads its own keys.
-	{keys: []string{"topology", "link.nvlink_gbps", "link.nvlink_latency_ns", "link.switch_latency_ns"},
-		on:    func(c *Config) bool { return c.GPUs > 1 },
-		while: "gpus", use: "gpus to 2 or more", note: "one GPU has no peer to reach over NVLink"},
-	{keys: []string{"link.switch_latency_ns"},
-		on:    func(c *Config) bool { return c.Topology == "switch" },
-		while: "topology", use: "topology=switch"},
-	{keys: []string{"link.pcie_gpus_per_switch", "link.pcie_switch_latency_ns"},
-		on:    func(c *Config) bool { return c.Link.PCIeTopology == interconnect.PCIeTree },
-		while: "link.pcie_topology", use: "link.pcie_topology=tree"},
-	{keys: []string{"link.pcie_latency_ns"},
-		on:    func(c *Config) bool { return c.Link.PCIeModel == interconnect.PCIeOneWay },
-		while: "link.pcie_model", use: "link.pcie_model=oneway", note: "rtt charges link.pcie_rtt_ns/2 instead"},
-	{keys: []string{"link.pcie_rtt_ns"},
-		on:    func(c *Config) bool { return c.Link.PCIeModel == interconnect.PCIeRTT },
-		while: "link.pcie_model", use: "link.pcie_model=rtt"},
-	{keys: []string{"link.pcie_curve_a", "link.pcie_curve_b"},
-		on:    func(c *Config) bool { return c.Link.PCIeModel == interconnect.PCIeUVMSmart },
-		while: "link.pcie_model", use: "link.pcie_model=uvmsmart"},
-	{keys: []string{"link.pcie_gbps"},
-		on:    func(c *Config) bool { return c.Link.PCIeModel != interconnect.PCIeUVMSmart },
-		while: "link.pcie_model", use: "link.pcie_model=oneway or rtt",
-		note: "the uvmsmart curve's bandwidth is link.pcie_curve_a"},
+// runtimeDependencies are the registered runtimes' dependent keys.
+func runtimeDependencies() []dependency {
+	var out []dependency
+	for _, r := range uvm.Runtimes() {
+		for _, d := range r.Spec.Dependencies {
+			out = append(out, dependency{keys: d.Keys, on: func(c *Config) bool { return d.On(c.UVM) },
+				while: d.While, use: d.Use, note: d.Note})
+		}
+	}
+	return out
+}
+
+// runtimeUses reports whether a runtime c selects reads driver key k
+// (uvm.RuntimeSpec.Uses).
+func runtimeUses(c *Config, k string) bool {
+	for _, r := range c.UVM.Selected() {
+		if slices.Contains(r.Spec.Uses, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// runtimesLeave reports whether the registered runtimes leave key k in
+// effect in c: no dependency of theirs on k is off.
+func runtimesLeave(c *Config, k string) bool {
+	for _, r := range uvm.Runtimes() {
+		for _, d := range r.Spec.Dependencies {
+			if slices.Contains(d.Keys, k) && !d.On(c.UVM) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// usersOf names the runtimes that read driver key k, as "uvm.adaptive=a
+// and b " ("" for none).
+func usersOf(k string) string {
+	var s string
+	for _, r := range uvm.Runtimes() {
+		if slices.Contains(r.Spec.Uses, k) {
+			s += r.Key + "=" + r.Name + " "
+		}
+	}
+	return s
+}
+
+// ownCounters names the uvm.adaptive runtimes that count with their own
+// access-counter settings (own) or with the page policy's (with none).
+func ownCounters(own bool) []string {
+	var names []string
+	if !own {
+		names = append(names, uvm.AdaptiveNone)
+	}
+	for _, r := range uvm.Runtimes() {
+		if r.Key == uvm.KeyAdaptive && (r.Spec.Counters != nil) == own {
+			names = append(names, r.Name)
+		}
+	}
+	return names
 }
 
 // The eviction policies that evict by chunk (uvm.eviction_chunk) or by
@@ -229,13 +211,6 @@ var (
 	chunkEvictions = []string{eviction.LRM2MB, eviction.LRU2MB, eviction.LFU2MB, eviction.TBN}
 	blockEvictions = []string{eviction.SequentialLocal, eviction.TBN, eviction.LinearRandom}
 )
-
-// observPolicyRuns reports whether ObservUVM's eviction policy p runs: it
-// is the policy, or one of the Tournament's.
-func observPolicyRuns(c *Config, p string) bool {
-	o := c.UVM.ObservUVM
-	return o.Policy == p || o.Policy == observuvm.Tournament && slices.Contains(o.Constituents(), p)
-}
 
 // A requirement is a feature that runs only with another setting.
 type requirement struct {
@@ -247,8 +222,6 @@ type requirement struct {
 }
 
 func says(s string) func(*Config) string { return func(*Config) string { return s } }
-
-func isTBN(c *Config) bool { return c.UVM.Prefetch.Policy == prefetch.TBN }
 
 func hardware(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingHardware }
 
@@ -282,9 +255,6 @@ func runtimeRequirements() []requirement {
 // keyRequirements are the requirements between config keys that no
 // runtime declares.
 var keyRequirements = []requirement{
-	{key: "uvm.observuvm.shallow", on: func(c *Config) bool {
-		return c.UVM.Adaptive == uvm.AdaptiveObservUVM && c.UVM.ObservUVM.Shallow != observuvm.ShallowOff
-	}, ok: isTBN, need: says("sets the tree prefetcher's threshold: set uvm.prefetch.policy=tbn (or uvm.observuvm.shallow=off)")},
 	{key: "uvm.fault_handling", on: hardware, ok: func(c *Config) bool { return c.UVM.Prefetch.Policy == prefetch.Off },
 		need: says("has no prefetcher beyond its 64KB page-group (UVMMU §V-B): set uvm.prefetch.policy=off")},
 	{key: "uvm.fault_handling", on: hardware, ok: func(c *Config) bool { return c.PageSize == c.UVM.UVMMU.PageBytes },
@@ -310,7 +280,7 @@ var rules = sync.OnceValues(func() (keyRules, error) {
 		r.index[l.key] = i
 		r.def = append(r.def, formatValue(l.v))
 	}
-	for _, d := range dependencies {
+	for _, d := range dependencies() {
 		var ks []string
 		for _, k := range d.keys {
 			if prefix, ok := strings.CutSuffix(k, ".*"); ok {
@@ -372,7 +342,7 @@ func (c *Config) ruleErrors(prior []error) []error {
 		}
 	}
 	reported := map[string]bool{}
-	for i, d := range dependencies {
+	for i, d := range dependencies() {
 		if d.on(c) || bad[d.while] {
 			continue
 		}
@@ -403,7 +373,7 @@ func (c Config) InEffect(key string) bool {
 	if err != nil {
 		return true
 	}
-	for i, d := range dependencies {
+	for i, d := range dependencies() {
 		if slices.Contains(r.keys[i], key) && !d.on(&c) {
 			return false
 		}

@@ -14,7 +14,7 @@ func TestRuleTablesNameRealKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := DefaultConfig()
-	for i, d := range dependencies {
+	for i, d := range dependencies() {
 		if len(r.keys[i]) == 0 {
 			t.Errorf("dependency %d (%v) has no keys", i, d.keys)
 		}
@@ -157,7 +157,7 @@ func TestEveryDependencyHasACase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, d := range dependencies {
+	for i, d := range dependencies() {
 		found := false
 		for _, tc := range dependentCases {
 			if slices.Contains(r.keys[i], tc.key) && strings.HasPrefix(tc.while, d.while+" = ") {

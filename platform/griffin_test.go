@@ -1,10 +1,11 @@
 package platform
 
 import (
+	"github.com/mgpu-sim/mgpu/griffin"
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/pagepolicy"
-	"github.com/mgpu-sim/mgpu/uvm"
+	griffinrt "github.com/mgpu-sim/mgpu/runtimes/griffin"
 )
 
 // griffinConfig is Griffin-DPC (approximated) on gpus small GPUs: first
@@ -14,8 +15,8 @@ func griffinConfig(gpus int, epochNs float64) Config {
 	c := small(gpus)
 	c.Check = true
 	c.Policy.ACHost = pagepolicy.ACHostMigrate
-	c.UVM.Adaptive = uvm.AdaptiveGriffin
-	c.UVM.Griffin.EpochNs = epochNs
+	c.UVM.Adaptive = griffinrt.Name
+	griffinrt.Config.Edit(&c.UVM, func(s *griffin.Config) { s.EpochNs = epochNs })
 	return c
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/observuvm"
+	observuvmrt "github.com/mgpu-sim/mgpu/runtimes/observuvm"
 	"github.com/mgpu-sim/mgpu/uvm"
 )
 
@@ -16,8 +17,8 @@ func observeConfig(gpus int, over float64, pol, shallow string) Config {
 	c := small(gpus)
 	c.Oversubscribe = over
 	c.UVM.Prefetch.Policy = "tbn"
-	c.UVM.Adaptive = uvm.AdaptiveObservUVM
-	c.UVM.ObservUVM.Policy, c.UVM.ObservUVM.Shallow = pol, shallow
+	c.UVM.Adaptive = observuvmrt.Name
+	observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.Policy, s.Shallow = pol, shallow })
 	return c
 }
 
@@ -88,7 +89,7 @@ func TestObservUVMPrefetchers(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					c.UVM.ObservUVM = pc
+					observuvmrt.Config.Set(&c.UVM, pc)
 					r := mustRun(t, Options{Workload: w, Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c})
 					st := r.PolicyStats
 					if st["observuvm_observations"] == 0 || r.Totals.Evictions == 0 {
@@ -109,12 +110,12 @@ func TestObservUVMRejectsBadConfigs(t *testing.T) {
 		set          func(c *Config)
 		msg          string
 	}{
-		{"unknown prefetch", "on-touch", func(c *Config) { c.UVM.ObservUVM.Shallow = "tree" }, "shallow"},
-		{"unknown region prefetch", "on-touch", func(c *Config) { c.UVM.ObservUVM.Deep = "stream" }, "deep"},
+		{"unknown prefetch", "on-touch", func(c *Config) { observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.Shallow = "tree" }) }, "shallow"},
+		{"unknown region prefetch", "on-touch", func(c *Config) { observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.Deep = "stream" }) }, "deep"},
 		{"another page policy", "oasis", func(*Config) {}, "--policy on-touch"},
-		{"budget 0", "on-touch", func(c *Config) { c.UVM.ObservUVM.ObservedRegions = 0 }, "observed_regions"},
-		{"samples 0", "on-touch", func(c *Config) { c.UVM.ObservUVM.Samples = 0 }, "samples"},
-		{"unknown eviction", "on-touch", func(c *Config) { c.UVM.ObservUVM.Policy = "arc" }, "policy"},
+		{"budget 0", "on-touch", func(c *Config) { observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.ObservedRegions = 0 }) }, "observed_regions"},
+		{"samples 0", "on-touch", func(c *Config) { observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.Samples = 0 }) }, "samples"},
+		{"unknown eviction", "on-touch", func(c *Config) { observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.Policy = "arc" }) }, "policy"},
 		{"tree threshold without the tree", "on-touch", func(c *Config) { c.UVM.Prefetch.Policy = "off" }, "uvm.prefetch.policy=tbn"},
 	} {
 		c := observeConfig(1, 1.5, observuvm.Tournament, observuvm.ShallowTBP)
@@ -132,7 +133,7 @@ func TestObservUVMRejectsBadConfigs(t *testing.T) {
 func TestObservUVMCounterThreshold(t *testing.T) {
 	t.Parallel()
 	c := observeConfig(1, 1.5, observuvm.LRU, observuvm.ShallowTBP)
-	c.UVM.ObservUVM.CounterThreshold = 4
+	observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.CounterThreshold = 4 })
 	r := mustRun(t, Options{Workload: "hotspot", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c})
 	if r.PolicyStats["observuvm_hits"] == 0 || r.PolicyStats["observuvm_notifications"] == 0 {
 		t.Errorf("threshold 4: no observation hit: %v", r.PolicyStats)
@@ -147,7 +148,7 @@ func TestObservUVMCounterThreshold(t *testing.T) {
 func TestObservUVMMessageCost(t *testing.T) {
 	runAt := func(ns float64) *Result {
 		c := observeConfig(1, 1.5, observuvm.Tournament, observuvm.ShallowTBP)
-		c.UVM.ObservUVM.MessageNs = ns
+		observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.MessageNs = ns })
 		return mustRun(t, Options{Workload: "hotspot", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c})
 	}
 	free, paid := runAt(0), runAt(2000)
@@ -166,7 +167,7 @@ func TestObservUVMMessageCost(t *testing.T) {
 // which counts at least one victim chunk per chunk's worth of evictions,
 // and every entry of it is a count of blocks from 0 to a chunk's 32.
 func TestEvictionCensus(t *testing.T) {
-	for _, adaptive := range []string{uvm.AdaptiveNone, uvm.AdaptiveObservUVM} {
+	for _, adaptive := range []string{uvm.AdaptiveNone, observuvmrt.Name} {
 		c := observeConfig(1, 1.5, observuvm.Tournament, observuvm.ShallowTBP)
 		c.UVM.Adaptive = adaptive
 		off := mustRun(t, Options{Workload: "hotspot", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c})
@@ -205,7 +206,7 @@ func TestObservUVMTournamentReports(t *testing.T) {
 	t.Parallel()
 	runAt := func(thr int) map[string]float64 {
 		c := observeConfig(1, 1.5, observuvm.Tournament, observuvm.ShallowTBP)
-		c.UVM.ObservUVM.TournamentThreshold = thr
+		observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.TournamentThreshold = thr })
 		return mustRun(t, Options{Workload: "hotspot", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c}).PolicyStats
 	}
 	never, soon := runAt(1<<30), runAt(1)

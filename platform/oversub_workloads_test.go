@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
-	"github.com/mgpu-sim/mgpu/uvm"
+	uvmsmartrt "github.com/mgpu-sim/mgpu/runtimes/uvmsmart"
 )
 
 // TestOversubscriptionWorkloadsCoherent runs every oversubscription
@@ -61,7 +61,7 @@ func TestOversubscriptionWorkloadsCoherent(t *testing.T) {
 				c.UVM.Prefetch.Policy = "tbn"
 				scale := 0.01
 				if p == "uvmsmart" {
-					c.UVM.Adaptive, p = uvm.AdaptiveUVMSmart, "on-touch"
+					c.UVM.Adaptive, p = uvmsmartrt.Name, "on-touch"
 				}
 				if p == "hardware" {
 					c = hardwareConfig(gpus, over, "linear-random")

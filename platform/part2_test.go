@@ -6,7 +6,8 @@ import (
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/observuvm"
-	"github.com/mgpu-sim/mgpu/uvm"
+	observuvmrt "github.com/mgpu-sim/mgpu/runtimes/observuvm"
+	suvrt "github.com/mgpu-sim/mgpu/runtimes/suv"
 )
 
 // part2Workloads are ObservUVM Table II's and SUV Table I's applications.
@@ -33,7 +34,7 @@ func TestPart2WorkloadsCoherent(t *testing.T) {
 		}
 		modes := []string{"tm++", "acbm"}
 		if benchmarks.DeclaresAccess(wl) {
-			modes = append(modes, uvm.AdaptiveSUV, uvm.AdaptiveSC)
+			modes = append(modes, suvrt.Name, suvrt.NameSC)
 		}
 		for _, gpus := range []int{1, 2} {
 			for j, m := range modes {
@@ -53,7 +54,8 @@ func TestPart2WorkloadsCoherent(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						c.UVM.Adaptive, c.UVM.ObservUVM = uvm.AdaptiveObservUVM, pc
+						c.UVM.Adaptive = observuvmrt.Name
+						observuvmrt.Config.Set(&c.UVM, pc)
 					case "acbm":
 						policy = "access-counter"
 						c.Policy.ACThreshold, c.Policy.ACGroup, c.Policy.ACMigrate, c.Policy.ACHost = 256, 2<<20, "group", "remote"
@@ -61,7 +63,7 @@ func TestPart2WorkloadsCoherent(t *testing.T) {
 						c.UVM.Adaptive = m
 					}
 					r := mustRun(t, Options{Workload: w, Policy: policy, Scale: 0.01, Seed: 1, Config: c})
-					if m == uvm.AdaptiveSUV && r.PolicyStats["suv_launches"] == 0 {
+					if m == suvrt.Name && r.PolicyStats["suv_launches"] == 0 {
 						t.Errorf("SUV planned no launch: %v", r.PolicyStats)
 					}
 				})

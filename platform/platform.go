@@ -20,13 +20,8 @@ import (
 	"github.com/mgpu-sim/mgpu/interconnect"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
-	_ "github.com/mgpu-sim/mgpu/runtimes/earlyadaptor" // registers uvm.prefetch_control early-adaptor
-	_ "github.com/mgpu-sim/mgpu/runtimes/griffin"      // registers uvm.adaptive griffin-dpc
-	_ "github.com/mgpu-sim/mgpu/runtimes/observuvm"    // registers uvm.adaptive observuvm
-	_ "github.com/mgpu-sim/mgpu/runtimes/suv"          // registers uvm.adaptive suv and sc
-	_ "github.com/mgpu-sim/mgpu/runtimes/uvmsmart"     // registers uvm.adaptive uvmsmart
+	_ "github.com/mgpu-sim/mgpu/runtimes/all" // registers every runtime
 	"github.com/mgpu-sim/mgpu/stats"
-	"github.com/mgpu-sim/mgpu/suv"
 	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvm"
 )
@@ -158,13 +153,25 @@ func (o observers) Access(g int, page uint64, write bool, target int) {
 }
 
 // setUp is a run's workload, validated and set up, before the checks of
-// its set-up: what Build, EstimateInstructions and SUVClasses start from.
+// its set-up: what Build, EstimateInstructions and Program start from.
 type setUp struct {
 	o       Options
 	w       benchmarks.Workload
 	traits  pagepolicy.Traits
 	alloc   *objtable.Allocator
 	kernels []benchmarks.Kernel
+}
+
+// Program is the run o describes as its runtimes would see it (its
+// allocations, kernels and GPU geometry), set up without simulating it: a
+// runtime's analysis of a workload starts from it.
+func Program(o Options) (uvm.Workload, error) {
+	u, err := o.setUp()
+	if err != nil {
+		return uvm.Workload{}, err
+	}
+	c := u.o.Config
+	return uvm.Workload{Alloc: u.alloc, Kernels: u.kernels, CUs: c.GPU.CUs, SlotsPerCU: c.GPU.WavefrontsPerCU}, nil
 }
 
 func (o Options) setUp() (setUp, error) {
@@ -285,6 +292,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 	}
 	driver, err := uvm.MakeBuilder().WithEngine(s.engine).WithBufferSize(bufSize).WithRecvDelay(delay).WithEarlyDatedSends(early).WithGPUs(n).WithConfig(c.UVM).WithSeed(s.opts.Seed).WithMoveObserver(s.opts.Moves).WithLineSize(int(c.GPU.LineSize)).WithClockMHz(c.GPU.FreqMHz).WithPolicy(s.opts.Policy, c.Policy).
 		WithPages(pageSize, pages).WithCounters(cptr).WithCapacity(s.capacity).WithLogger(s.log).
+		WithWorkload(uvm.Workload{Alloc: s.alloc, Kernels: kernels, CUs: c.GPU.CUs, SlotsPerCU: c.GPU.WavefrontsPerCU}).
 		WithObjectLookup(func(ptr uint64) int {
 			if o := s.alloc.ObjectAt(objtable.Strip(ptr)); o != nil {
 				return o.ID
@@ -309,6 +317,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		evictor = t
 	}
 	peers := make([]sim.Port, n)
+	ac := accessCounters(c)
 	for i := 0; i < n; i++ {
 		part := s.engine.Part(i + 1) // GPU i, its GMMU and their ports
 		var recency gpu.Toucher
@@ -323,7 +332,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		}
 		g, err := gpu.MakeBuilder().WithEngine(part).WithConfig(c.GPU).WithID(i, n).
 			WithPages(pageSize, pages).WithStats(cptr[i], &s.perGPU[i].stalls).WithCheck(c.Check).
-			WithAccessCounters(accessCounters(c)).WithLatchedCounters(c.UVM.Adaptive == uvm.AdaptiveObservUVM).
+			WithAccessCounters(ac.Threshold, ac.Group, ac.PerPage).WithLatchedCounters(ac.Latched).
 			WithRecency(recency).WithBufferSize(bufSize).WithRecvDelay(delay).WithEarlyDatedSends(early).
 			Build(fmt.Sprintf("GPU[%d]", i))
 		if err != nil {
@@ -360,16 +369,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 		driver: driver, alloc: s.alloc, launch: sim.VTimeInSec(c.KernelLaunchNs * 1e-9),
 		onLaunch: s.opts.Launches, cus: c.GPU.CUs, log: s.log}
 	s.runner.doneFn = func(uint64, sim.Msg) { s.runner.done(s.runner.engine.CurrentTime()) }
-	if c.UVM.Adaptive == uvm.AdaptiveSUV || c.UVM.Adaptive == uvm.AdaptiveSC {
-		h := &suvHints{alloc: s.alloc, page: pageSize, gpus: n, cus: c.GPU.CUs, slots: c.GPU.WavefrontsPerCU,
-			fraction: c.UVM.SUV.ConcurrentFraction}
-		if c.UVM.SUV.Hints == suv.HintsOracle {
-			if h.oracle, err = oracleHints(h, c.UVM.SUV.ForPageSize(c.PageSize), kernels); err != nil {
-				return fmt.Errorf("workload %s: suv oracle: %w", s.opts.Workload, err)
-			}
-		}
-		s.runner.suv = h
-	}
+	s.runner.places = driver.Service().Places()
 	var obs observers
 	if c.Check {
 		s.check = uvm.NewChecker(driver.Policy().Name(), n, pages, driver.Table(), localView(s.gmmus))
@@ -481,22 +481,21 @@ func (s *System) Run() (*Result, error) {
 	s.finishProgress()
 	res := s.result()
 	res.wall = time.Since(start)
-	s.warnEAIdle(res)
+	s.warnRuntimes(res)
 	return res, nil
 }
 
-// warnEAIdle warns when Early-Adaptor detected oversubscription but the run
-// ended before its first benefit analysis: its windows are EA's, in
-// simulated time, and a scaled-down input runs for less than they span.
-func (s *System) warnEAIdle(r *Result) {
-	if r.PolicyStats["ea_detections"] == 0 || r.PolicyStats["ea_evaluations"] > 0 {
-		return
+// warnRuntimes logs what the selected runtimes say of the run's result
+// (uvm.RuntimeSpec.Warn).
+func (s *System) warnRuntimes(r *Result) {
+	for _, rt := range s.opts.Config.UVM.Selected() {
+		if rt.Spec.Warn == nil {
+			continue
+		}
+		if msg := rt.Spec.Warn(s.opts.Config.UVM, r.PolicyStats, r.SimTimeNs); msg != "" {
+			s.log.Warn().Str(rt.Key, rt.Name).Float64("sim_time_ns", r.SimTimeNs).Msg(msg)
+		}
 	}
-	ea := s.opts.Config.UVM.EA
-	s.log.Warn().Float64("sim_time_ns", r.SimTimeNs).Float64("long_window_ns", ea.LongWindowNs).
-		Msg("Early-Adaptor detected oversubscription but ran no benefit analysis before the run ended; " +
-			"scale uvm.ea.short_window_ns, long_window_ns and eval_period_ns by footprint / EA's footprint " +
-			"(earlyadaptor.ScaledWindows; the ea-* figures do)")
 }
 
 // Run builds and runs in one call.
@@ -508,20 +507,16 @@ func Run(o Options) (*Result, error) {
 	return s.Run()
 }
 
-// accessCounters is the GPUs' counter threshold, group bytes and whether a
-// notification names only the page: the policy's, or under UVMSmart its
-// migrate threshold over the prefetcher's 64 KB basic blocks, naming the
-// block's pages; under ObservUVM its observation counters.
-func accessCounters(c Config) (threshold int, group uint64, perPage bool) {
-	switch c.UVM.Adaptive {
-	case uvm.AdaptiveUVMSmart:
-		return c.UVM.UVMSmart.MigrateThreshold, uint64(c.UVM.Prefetch.BlockSize), false
-	case uvm.AdaptiveObservUVM: // the samples' counters
-		return c.UVM.ObservUVM.CounterThreshold, uint64(c.UVM.ObservUVM.CounterGranularity), false
-	case uvm.AdaptiveSUV, uvm.AdaptiveSC: // the driver's counters, for Unknown structures
-		return c.UVM.SUV.ACThreshold, uint64(c.UVM.SUV.ACGroup), false
+// accessCounters are the GPUs' counter settings: those of the first
+// selected runtime that counts with its own (uvm.RuntimeSpec.Counters),
+// else the page policy's.
+func accessCounters(c Config) uvm.Counters {
+	for _, r := range c.UVM.Selected() {
+		if r.Spec.Counters != nil {
+			return r.Spec.Counters(c.UVM)
+		}
 	}
-	return c.Policy.ACThreshold, uint64(c.Policy.ACGroup), c.Policy.ACMigrate == pagepolicy.ACMigratePage
+	return uvm.Counters{Threshold: c.Policy.ACThreshold, Group: uint64(c.Policy.ACGroup), PerPage: c.Policy.ACMigrate == pagepolicy.ACMigratePage}
 }
 
 // BeforeConcurrentRuns makes Akita's message-ID generator, which Akita

@@ -2,6 +2,8 @@ package platform
 
 import (
 	"bytes"
+	"github.com/mgpu-sim/mgpu/earlyadaptor"
+	earlyadaptorrt "github.com/mgpu-sim/mgpu/runtimes/earlyadaptor"
 	"strings"
 	"testing"
 
@@ -159,7 +161,7 @@ func TestWarnsWhenEarlyAdaptorIdles(t *testing.T) {
 		c.Oversubscribe = 1.5
 		c.UVM.Prefetch.Policy, c.UVM.PrefetchControl = "tbn", "early-adaptor"
 		if scaleWindows {
-			c.UVM.EA.ShortWindowNs, c.UVM.EA.LongWindowNs, c.UVM.EA.EvalPeriodNs = 2e4, 1e6, 2e4
+			earlyadaptorrt.Config.Edit(&c.UVM, func(s *earlyadaptor.Config) { s.ShortWindowNs, s.LongWindowNs, s.EvalPeriodNs = 2e4, 1e6, 2e4 })
 		}
 		r := mustRun(t, Options{Workload: "hotspot", Policy: "on-touch", Scale: 0.02, Seed: 1, Config: c, Log: &l})
 		if r.PolicyStats["ea_detections"] == 0 {

@@ -42,9 +42,8 @@ type runner struct {
 	onLaunch LaunchObserver
 	cus      int // per GPU, for the mgpusim distribution
 	log      zerolog.Logger
-	// suv turns the launches' declared accesses into SUV hints (nil: no
-	// SUV placement).
-	suv *suvHints
+	// places: a runtime places pages before each launch (uvm.Placer).
+	places bool
 }
 
 type launchEvent struct {
@@ -117,9 +116,9 @@ func (r *runner) Handle(e sim.Event) error {
 	if err := r.observe(k); err != nil {
 		return err
 	}
-	if r.suv != nil && !k.Barrier {
-		// The launch waits for SUV-Mgmt's placement, made before it.
-		return r.driver.Place(now, r.suv.launch(r.idx, k), func(t sim.VTimeInSec) error { return r.dispatch(t, k) })
+	if r.places && !k.Barrier {
+		// The launch waits for the runtime's placement, made before it.
+		return r.driver.Place(now, uvm.Launch{Index: r.idx, Kernel: k}, func(t sim.VTimeInSec) error { return r.dispatch(t, k) })
 	}
 	return r.dispatch(now, k)
 }

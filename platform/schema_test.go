@@ -3,6 +3,8 @@ package platform
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/mgpu-sim/mgpu/observuvm"
+	observuvmrt "github.com/mgpu-sim/mgpu/runtimes/observuvm"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -87,7 +89,7 @@ func TestResultSchemaValidatesRuns(t *testing.T) {
 		{name: "hotspot_observuvm_tm++", o: Options{Workload: "hotspot", Policy: "on-touch", Seed: 1, Scale: 0.05,
 			Config: func() Config {
 				c := observeConfig(1, 1.5, "tournament", "fdp")
-				c.UVM.ObservUVM.Deep = "rgp"
+				observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.Deep = "rgp" })
 				return c
 			}()}, has: []string{"policy_stats"}},
 		{name: "st_griffin-dpc", o: Options{Workload: "st", Policy: "access-counter", Seed: 1, Scale: 0.05, Config: griffinConfig(4, 20000)},
@@ -251,18 +253,18 @@ func TestResultSchemaDescribesEveryField(t *testing.T) {
 
 	// The config object's properties are Config's Go field names (it has no
 	// json tags); each description starts with the dotted key.
-	var check func(t reflect.Type, prefix string, s map[string]any)
-	check = func(t0 reflect.Type, prefix string, s map[string]any) {
+	var check func(v reflect.Value, prefix string, s map[string]any)
+	check = func(v reflect.Value, prefix string, s map[string]any) {
+		t0 := v.Type()
 		props, _ := s["properties"].(map[string]any)
 		if len(props) != len(fieldsOf(t0)) {
 			t.Errorf("config %q: schema has %d properties, the config %d", prefix, len(props), len(fieldsOf(t0)))
 		}
 		for _, f := range fieldsOf(t0) {
-			sf := t0.Field(f.index)
 			key := joinKey(prefix, f.name)
-			p, ok := props[sf.Name].(map[string]any)
+			p, ok := props[f.goName].(map[string]any)
 			if !ok {
-				t.Errorf("config key %s: no property %q in the schema", key, sf.Name)
+				t.Errorf("config key %s: no property %q in the schema", key, f.goName)
 				continue
 			}
 			want := key + ": "
@@ -270,12 +272,12 @@ func TestResultSchemaDescribesEveryField(t *testing.T) {
 				want = key + ".*: "
 			}
 			if d, _ := p["description"].(string); !strings.HasPrefix(d, want) {
-				t.Errorf("config property %s: description %q does not start with %q", sf.Name, d, want)
+				t.Errorf("config property %s: description %q does not start with %q", f.goName, d, want)
 			}
 			if f.section {
-				check(sf.Type, key, p)
+				check(f.value(v), key, p)
 			}
 		}
 	}
-	check(reflect.TypeFor[Config](), "", root["properties"].(map[string]any)["config"].(map[string]any))
+	check(reflect.ValueOf(DefaultConfig()), "", root["properties"].(map[string]any)["config"].(map[string]any))
 }

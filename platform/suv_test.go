@@ -6,6 +6,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/objtable"
+	suvrt "github.com/mgpu-sim/mgpu/runtimes/suv"
 	"github.com/mgpu-sim/mgpu/suv"
 	"github.com/mgpu-sim/mgpu/uvm"
 )
@@ -99,12 +100,12 @@ func suvSmall(gpus int, mode string) Config {
 	c.GPU.CUs = 2
 	c.Oversubscribe = 1.5
 	c.UVM.Adaptive = mode
-	if mode == uvm.AdaptiveSUV { // SUV's alone: SC ranks by access count
-		c.UVM.SUV.DensityThreshold = 1
+	if mode == suvrt.Name { // SUV's alone: SC ranks by access count
+		suvrt.Config.Edit(&c.UVM, func(s *suv.Config) { s.DensityThreshold = 1 })
 		// "dense" (0.25 accesses per byte) would go to the host beside the
 		// chase; pinned on HBM it keeps every treatment in the probe
 		// (TestSUVSparseBesideChase tests the rule).
-		c.UVM.SUV.SparseBesideChase = suv.SparseHBM
+		suvrt.Config.Edit(&c.UVM, func(s *suv.Config) { s.SparseBesideChase = suv.SparseHBM })
 	}
 	return c
 }
@@ -125,8 +126,9 @@ func TestSUVPlacesEveryClass(t *testing.T) {
 		over    float64
 	}{{suv.UnknownRemote, 1.5}, {suv.UnknownMigrate, 3}} {
 		for _, gpus := range []int{1, 2} {
-			cfg := suvSmall(gpus, uvm.AdaptiveSUV)
-			cfg.Oversubscribe, cfg.UVM.SUV.UnknownFault = c.over, c.unknown
+			cfg := suvSmall(gpus, suvrt.Name)
+			cfg.Oversubscribe = c.over
+			suvrt.Config.Edit(&cfg.UVM, func(s *suv.Config) { s.UnknownFault = c.unknown })
 			r := mustRun(t, Options{Workload: "suv-probe", Policy: "on-touch", Config: cfg, workload: suvProbe{}})
 			st := r.PolicyStats
 			for _, k := range []string{"suv_pinned_hbm_pages", "suv_pinned_host_pages", "suv_pooled_pages", "suv_counted_pages", "suv_prefetched_pages", "suv_iteration_evicted_pages", "suv_ac_migrations"} {
@@ -157,8 +159,8 @@ func TestSUVPlacedPagesDoNotFault(t *testing.T) {
 	t.Parallel()
 	base := probeRun(t, 1, uvm.AdaptiveNone)
 	for _, unknown := range []string{suv.UnknownRemote, suv.UnknownMigrate} {
-		c := suvSmall(1, uvm.AdaptiveSUV)
-		c.UVM.SUV.DensityThreshold, c.UVM.SUV.UnknownFault = 100, unknown
+		c := suvSmall(1, suvrt.Name)
+		suvrt.Config.Edit(&c.UVM, func(s *suv.Config) { s.DensityThreshold, s.UnknownFault = 100, unknown })
 		r := mustRun(t, Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}})
 		st := r.PolicyStats
 		if st["suv_pooled_pages"] != 0 {
@@ -182,9 +184,9 @@ func TestSUVPlacedPagesDoNotFault(t *testing.T) {
 // coherent.
 func TestSUVSparseBesideChase(t *testing.T) {
 	t.Parallel()
-	hbm := probeRun(t, 1, uvm.AdaptiveSUV).PolicyStats
-	c := suvSmall(1, uvm.AdaptiveSUV)
-	c.UVM.SUV.SparseBesideChase = suv.SparseHost
+	hbm := probeRun(t, 1, suvrt.Name).PolicyStats
+	c := suvSmall(1, suvrt.Name)
+	suvrt.Config.Edit(&c.UVM, func(s *suv.Config) { s.SparseBesideChase = suv.SparseHost })
 	host := mustRun(t, Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}}).PolicyStats
 	dense := float64(1<<20) / float64(c.PageSize)
 	if host["suv_pinned_hbm_pages"] != hbm["suv_pinned_hbm_pages"]-dense || host["suv_pinned_host_pages"] != hbm["suv_pinned_host_pages"]+dense {
@@ -197,7 +199,7 @@ func TestSUVSparseBesideChase(t *testing.T) {
 // host; it never reserves pools, counts or prefetches.
 func TestSCPlacesWholeStructures(t *testing.T) {
 	t.Parallel()
-	r := probeRun(t, 1, uvm.AdaptiveSC)
+	r := probeRun(t, 1, suvrt.NameSC)
 	st := r.PolicyStats
 	if st["suv_pinned_hbm_pages"] == 0 || st["suv_pinned_host_pages"] == 0 {
 		t.Errorf("SC pinned nothing on one side: %v", st)
@@ -212,7 +214,7 @@ func TestSCPlacesWholeStructures(t *testing.T) {
 // The same seed gives byte-identical results under SUV.
 func TestSUVDeterministic(t *testing.T) {
 	t.Parallel()
-	o := Options{Workload: "suv-probe", Policy: "on-touch", Config: suvSmall(2, uvm.AdaptiveSUV), workload: suvProbe{}, Seed: 3}
+	o := Options{Workload: "suv-probe", Policy: "on-touch", Config: suvSmall(2, suvrt.Name), workload: suvProbe{}, Seed: 3}
 	a, b := resultJSON(t, o), resultJSON(t, o)
 	if string(a) != string(b) {
 		t.Fatal("two SUV runs with one seed differ")
@@ -221,7 +223,7 @@ func TestSUVDeterministic(t *testing.T) {
 
 // Bad SUV input is refused before the run, naming what is wrong.
 func TestSUVBadInput(t *testing.T) {
-	c := suvSmall(1, uvm.AdaptiveSUV)
+	c := suvSmall(1, suvrt.Name)
 	_, err := Build(Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{noHints: true}})
 	if err == nil || !strings.Contains(err.Error(), "declares none") {
 		t.Errorf("a workload without hints: %v", err)
@@ -230,7 +232,7 @@ func TestSUVBadInput(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "on-touch") {
 		t.Errorf("SUV under access-counter: %v", err)
 	}
-	c.UVM.SUV.DensityThreshold = 0
+	suvrt.Config.Edit(&c.UVM, func(s *suv.Config) { s.DensityThreshold = 0 })
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "uvm.suv.density_threshold") {
 		t.Errorf("density threshold 0: %v", err)
 	}
@@ -246,25 +248,28 @@ func TestSUVBadInput(t *testing.T) {
 // hints is coherent.
 func TestSUVOracleMatchesDeclared(t *testing.T) {
 	t.Parallel()
-	c := suvSmall(1, uvm.AdaptiveSUV)
-	s, err := Build(Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}})
+	c := suvSmall(1, suvrt.Name)
+	prog, err := Program(Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := s.runner.suv
-	sc := c.UVM.SUV.ForPageSize(c.PageSize)
-	oracle, err := oracleHints(h, sc, s.runner.kernels)
+	sc := suvrt.Config.Of(c.UVM).ForPageSize(c.PageSize)
+	declared, err := suvrt.Hints(c.UVM, c.PageSize, c.GPUs, prog)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range s.runner.kernels {
-		k := &s.runner.kernels[i]
-		decl := h.launch(i, k)
-		if len(oracle[i]) != len(decl.Hints) {
-			t.Fatalf("launch %d: oracle %v, declared %v", i, oracle[i], decl.Hints)
+	oc := c
+	suvrt.Config.Edit(&oc.UVM, func(s *suv.Config) { s.Hints = suv.HintsOracle })
+	oracle, err := suvrt.Hints(oc.UVM, c.PageSize, c.GPUs, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, decl := range declared {
+		if len(oracle[i].Hints) != len(decl.Hints) {
+			t.Fatalf("launch %d: oracle %v, declared %v", i, oracle[i].Hints, decl.Hints)
 		}
 		for j, d := range decl.Hints {
-			o := oracle[i][j]
+			o := oracle[i].Hints[j]
 			size := decl.Objects[j].Bytes
 			if o.Object != d.Object || o.WSSBytes > d.WSSBytes && d.WSSBytes > 0 {
 				t.Errorf("launch %d: oracle %+v, declared %+v", i, o, d)
@@ -280,7 +285,7 @@ func TestSUVOracleMatchesDeclared(t *testing.T) {
 			}
 		}
 	}
-	c.UVM.SUV.Hints = suv.HintsOracle
+	suvrt.Config.Edit(&c.UVM, func(s *suv.Config) { s.Hints = suv.HintsOracle })
 	r := mustRun(t, Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}})
 	if r.PolicyStats["suv_prefetched_pages"] == 0 || r.PolicyStats["suv_pooled_pages"] == 0 {
 		t.Errorf("oracle run placed no pool or prefetch: %v", r.PolicyStats)
@@ -295,7 +300,7 @@ func TestSUVOracleMatchesDeclared(t *testing.T) {
 // 2x: at 1.5x its pools and pins fit.
 func TestSUVPoolQuotaIsAReservation(t *testing.T) {
 	t.Parallel()
-	c := suvSmall(1, uvm.AdaptiveSUV)
+	c := suvSmall(1, suvrt.Name)
 	c.Oversubscribe = 0
 	r := mustRun(t, Options{Workload: "suv-probe", Policy: "on-touch", Config: c, workload: suvProbe{}})
 	if r.Totals.Evictions != 0 || r.PolicyStats["suv_pool_evictions"] != 0 || r.PolicyStats["suv_pooled_pages"] == 0 {
@@ -326,17 +331,20 @@ func TestDeclaredAccessTranslates(t *testing.T) {
 		for _, scale := range []float64{1, 0.25} {
 			c := small(1)
 			c.Oversubscribe = 1.5
-			c.UVM.Adaptive = uvm.AdaptiveSUV
-			s, err := Build(Options{Workload: n, Policy: "on-touch", Config: c, Scale: scale, Seed: 1})
+			c.UVM.Adaptive = suvrt.Name
+			prog, err := Program(Options{Workload: n, Policy: "on-touch", Config: c, Scale: scale, Seed: 1})
 			if err != nil {
 				t.Fatalf("%s at scale %g: %v", n, scale, err)
 			}
-			for i := range s.runner.kernels {
-				k := &s.runner.kernels[i]
+			ls, err := suvrt.Hints(c.UVM, c.PageSize, c.GPUs, prog)
+			if err != nil {
+				t.Fatalf("%s at scale %g: %v", n, scale, err)
+			}
+			for i, l := range ls {
+				k := &prog.Kernels[i]
 				if k.Barrier {
 					continue
 				}
-				l := s.runner.suv.launch(i, k)
 				if err := l.Hints.Validate(l.Objects); err != nil {
 					t.Errorf("%s at scale %g, kernel %d (%s): %v", n, scale, i, k.Name, err)
 				}
@@ -345,7 +353,7 @@ func TestDeclaredAccessTranslates(t *testing.T) {
 	}
 }
 
-// SUVClasses, without simulating, gives the probe's structures the classes
+// suvrt.Classes, without simulating, gives the probe's structures the classes
 // its design names on one GPU; on two, each holds more than half of its
 // share of the grid at once, so SUV skips the working set and the
 // Temporal structure is Density.
@@ -354,7 +362,12 @@ func TestSUVClasses(t *testing.T) {
 		gpus     int
 		temporal suv.Class
 	}{{1, suv.Temporal}, {2, suv.Density}} {
-		cl, err := SUVClasses(Options{Workload: "suv-probe", Policy: "on-touch", Config: suvSmall(c.gpus, uvm.AdaptiveSUV), workload: suvProbe{}})
+		cfg := suvSmall(c.gpus, suvrt.Name)
+		prog, err := Program(Options{Workload: "suv-probe", Policy: "on-touch", Config: cfg, workload: suvProbe{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, err := suvrt.Classes(cfg.UVM, cfg.PageSize, cfg.GPUs, prog)
 		if err != nil {
 			t.Fatal(err)
 		}

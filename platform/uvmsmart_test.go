@@ -1,9 +1,11 @@
 package platform
 
 import (
+	"github.com/mgpu-sim/mgpu/uvmsmart"
 	"strings"
 	"testing"
 
+	uvmsmartrt "github.com/mgpu-sim/mgpu/runtimes/uvmsmart"
 	"github.com/mgpu-sim/mgpu/uvm"
 )
 
@@ -25,7 +27,7 @@ func TestUVMSmartWithoutOversubscriptionIsUM(t *testing.T) {
 	t.Parallel()
 	for _, w := range []string{"atax", "ra"} {
 		um := mustRun(t, Options{Workload: w, Policy: "on-touch", Scale: 0.02, Seed: 1, Config: uvmsmartConfig(1, 0, uvm.AdaptiveNone)})
-		us := mustRun(t, Options{Workload: w, Policy: "on-touch", Scale: 0.02, Seed: 1, Config: uvmsmartConfig(1, 0, uvm.AdaptiveUVMSmart)})
+		us := mustRun(t, Options{Workload: w, Policy: "on-touch", Scale: 0.02, Seed: 1, Config: uvmsmartConfig(1, 0, uvmsmartrt.Name)})
 		if um.SimTimeNs != us.SimTimeNs || um.Totals != us.Totals {
 			t.Errorf("%s at 100%%: UVMSmart %v ns, UM %v ns", w, us.SimTimeNs, um.SimTimeNs)
 		}
@@ -42,7 +44,7 @@ func TestUVMSmartWithoutOversubscriptionIsUM(t *testing.T) {
 func TestUVMSmartAdapts(t *testing.T) {
 	t.Parallel()
 	for _, gpus := range []int{1, 2} {
-		r := mustRun(t, Options{Workload: "ra", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: uvmsmartConfig(gpus, 1.5, uvm.AdaptiveUVMSmart)})
+		r := mustRun(t, Options{Workload: "ra", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: uvmsmartConfig(gpus, 1.5, uvmsmartrt.Name)})
 		st := r.PolicyStats
 		if st["uvmsmart_zero_copy"] != 1 || st["uvmsmart_tbn_eviction"] != 1 || st["uvmsmart_decisions"] == 0 {
 			t.Fatalf("%d GPUs: modes not on: %v", gpus, st)
@@ -66,11 +68,11 @@ func TestUVMSmartRejectsBadConfigs(t *testing.T) {
 		msg          string
 	}{
 		{"unknown runtime", "on-touch", func(c *Config) { c.UVM.Adaptive = "smart" }, "uvm.adaptive"},
-		{"threshold 0", "on-touch", func(c *Config) { c.UVM.UVMSmart.MigrateThreshold = 0 }, "migrate_threshold"},
-		{"hardware handling", "on-touch", func(c *Config) { *c = hardwareConfig(1, 1.5, "linear-random"); c.UVM.Adaptive = uvm.AdaptiveUVMSmart }, "software"},
+		{"threshold 0", "on-touch", func(c *Config) { uvmsmartrt.Config.Edit(&c.UVM, func(s *uvmsmart.Config) { s.MigrateThreshold = 0 }) }, "migrate_threshold"},
+		{"hardware handling", "on-touch", func(c *Config) { *c = hardwareConfig(1, 1.5, "linear-random"); c.UVM.Adaptive = uvmsmartrt.Name }, "software"},
 		{"another policy", "oasis", func(*Config) {}, "--policy on-touch"},
 	} {
-		c := uvmsmartConfig(1, 1.5, uvm.AdaptiveUVMSmart)
+		c := uvmsmartConfig(1, 1.5, uvmsmartrt.Name)
 		tc.set(&c)
 		_, err := Build(Options{Workload: "ra", Policy: tc.policy, Scale: 0.02, Seed: 1, Config: c})
 		if err == nil || !strings.Contains(err.Error(), tc.msg) {

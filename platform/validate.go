@@ -170,13 +170,6 @@ func (c Config) Validate() error {
 		bad("uvm.eviction_chunk", ch, "must be a power of two (NVIDIA: 2MB)")
 	}
 	oneOf(&errs, uvm.KeyPrefetchControl, c.UVM.PrefetchControl, uvm.RuntimeNames(uvm.KeyPrefetchControl)...)
-	// What each feature needs of the other keys, and which keys take
-	// effect only with a feature, are the tables of dependent.go.
-	if c.UVM.PrefetchControl == uvm.ControlEarlyAdaptor {
-		if err := c.UVM.EA.Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("uvm.ea: %w", err))
-		}
-	}
 	oneOf(&errs, "uvm.fault_handling", c.UVM.FaultHandling, uvm.HandlingSoftware, uvm.HandlingHardware)
 	oneOf(&errs, "uvm.per_fault_charge", c.UVM.PerFaultCharge, uvm.ChargeEvery, uvm.ChargeNewPages)
 	if c.GPU.ACCounters < 0 || c.GPU.ACCounters > 1<<24 {
@@ -188,24 +181,14 @@ func (c Config) Validate() error {
 		}
 	}
 	oneOf(&errs, uvm.KeyAdaptive, c.UVM.Adaptive, uvm.RuntimeNames(uvm.KeyAdaptive)...)
-	if c.UVM.Adaptive == uvm.AdaptiveSUV || c.UVM.Adaptive == uvm.AdaptiveSC {
-		if err := c.UVM.SUV.ForPageSize(c.PageSize).Validate(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if c.UVM.Adaptive == uvm.AdaptiveObservUVM {
-		if err := c.UVM.ObservUVM.Validate(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if c.UVM.Adaptive == uvm.AdaptiveGriffin {
-		if err := c.UVM.Griffin.Validate(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if c.UVM.Adaptive == uvm.AdaptiveUVMSmart {
-		if err := c.UVM.UVMSmart.Validate(); err != nil {
-			errs = append(errs, err)
+	// Each selected runtime checks its own settings; what each feature
+	// needs of the other keys, and which keys take effect only with a
+	// feature, are the tables of dependent.go and the runtimes'.
+	for _, r := range c.UVM.Selected() {
+		if r.Spec.Validate != nil {
+			if err := r.Spec.Validate(c.UVM, c.PageSize); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	pf := c.UVM.Prefetch

@@ -82,6 +82,10 @@ func checkResult(r *platform.Result) error {
 }
 
 var (
+	// jsonFielder is a type whose JSON object's fields are not its Go
+	// fields, and which lists them (uvm.Config, with its runtimes'
+	// sections).
+	jsonFielder     = reflect.TypeFor[interface{ JSONFields() []reflect.StructField }]()
 	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
@@ -95,6 +99,12 @@ var (
 func missing(v any, t reflect.Type, path string) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if t.Implements(jsonFielder) { // its JSON fields are not its Go fields
+		if obj, ok := v.(map[string]any); ok {
+			return missingFields(obj, reflect.Zero(t).Interface().(interface{ JSONFields() []reflect.StructField }).JSONFields(), path)
+		}
+		return ""
 	}
 	if decodesItself(t) {
 		return ""
@@ -117,8 +127,16 @@ func missing(v any, t reflect.Type, path string) string {
 
 // missingField is missing for the fields of struct type t in obj.
 func missingField(obj map[string]any, t reflect.Type, path string) string {
-	for i := range t.NumField() {
-		f := t.Field(i)
+	fields := make([]reflect.StructField, t.NumField())
+	for i := range fields {
+		fields[i] = t.Field(i)
+	}
+	return missingFields(obj, fields, path)
+}
+
+// missingFields is missing for fields in obj.
+func missingFields(obj map[string]any, fields []reflect.StructField, path string) string {
+	for _, f := range fields {
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if !f.IsExported() || name == "-" && opts == "" {
 			continue

@@ -39,7 +39,12 @@ type Builder struct {
 	clockMHz float64
 	moves    MoveObserver
 	base     uint64
+	workload Workload
 }
+
+// WithWorkload tells the runtimes the run's allocations, kernels and GPU
+// geometry (a runtime with a host-side half plans launches from them).
+func (b Builder) WithWorkload(w Workload) Builder { b.workload = w; return b }
 
 // MoveObserver is told of every page the driver moves from one GPU to
 // another (not replicas, not host copies), when the copy is issued: the
@@ -186,7 +191,7 @@ func (b Builder) BuildService() (*Service, error) {
 	}
 	env := RuntimeEnv{Config: b.cfg, Policy: b.policy, Hardware: b.cfg.FaultHandling == HandlingHardware, GPUs: gpus,
 		Pages: b.pages, PageSize: b.pageSize, Capacity: max(0, b.capacity), Prefetch: pf, Trees: s.trees,
-		ObjectOf: b.objectOf, Objects: b.objects, AddressBase: b.base, Seed: b.seed, Ops: ops{s}, Log: b.log}
+		ObjectOf: b.objectOf, Objects: b.objects, AddressBase: b.base, Seed: b.seed, Ops: ops{s}, Log: b.log, Workload: b.workload}
 	if err := s.buildRuntime(b, KeyPrefetchControl, b.cfg.PrefetchControl, env); err != nil {
 		return nil, err
 	}

@@ -1,14 +1,9 @@
 package uvm
 
 import (
-	"github.com/mgpu-sim/mgpu/earlyadaptor"
-	"github.com/mgpu-sim/mgpu/griffin"
-	"github.com/mgpu-sim/mgpu/observuvm"
 	"github.com/mgpu-sim/mgpu/prefetch"
-	"github.com/mgpu-sim/mgpu/suv"
 	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvmmu"
-	"github.com/mgpu-sim/mgpu/uvmsmart"
 )
 
 // Config holds the host UVM driver's parameters.
@@ -107,69 +102,38 @@ type Config struct {
 	// UVMMU's parameters (uvmmu.Config; UVMMU paper and the choices its
 	// doc comments give where the paper is silent).
 	UVMMU uvmmu.Config `yaml:"uvmmu"`
-	// Early-Adaptor's parameters (earlyadaptor.Config; EA paper and the
-	// choices its doc comments give where the paper is silent).
-	EA earlyadaptor.Config `yaml:"ea"`
 	// Who adapts eviction and zero-copy at oversubscription: nobody, or
 	// UVMSmart's pattern detection (package uvmsmart; needs --policy
 	// on-touch and software handling, and sets the GPUs' access counters
 	// to uvm.uvmsmart.migrate_threshold over 64 KB blocks).
 	Adaptive string `yaml:"adaptive" doc:"oversubscription runtime: none | uvmsmart (UVMSmart DATE'21: per-allocation pattern detection turns on zero-copy and tbn eviction) | observuvm (ObservUVM: sampled observability picks 2 MB victims) | suv (SUV MICRO'24: the workload's static hints pin, reserve, prefetch and count per launch) | sc (SUV's SC baseline: whole structures by access count) | griffin-dpc (Griffin HPCA'20's DPC, approximated: each epoch, pages one GPU dominates in the access counters migrate there; over --policy access-counter)"`
-	// UVMSmart's parameters (uvmsmart.Config; its released simulator).
-	UVMSmart uvmsmart.Config `yaml:"uvmsmart"`
-	// ObservUVM's parameters (observuvm.Config; its paper, and the choices
-	// its doc tags give where the paper is silent). The default is the
-	// paper's TM (Tournament eviction, tree prefetch at 51).
-	ObservUVM observuvm.Config `yaml:"observuvm"`
-	// SUV-Mgmt's parameters (suv.Config; its paper, and its released
-	// policy code where the paper is silent), for uvm.adaptive=suv and sc.
-	SUV suv.Config `yaml:"suv"`
-	// Griffin's DPC, approximated (griffin.Config: Griffin's values are
-	// not public; its doc comments give the choices), for
-	// uvm.adaptive=griffin-dpc.
-	Griffin griffin.Config `yaml:"griffin"`
+	// Each registered runtime's own settings, uvm.<name>.* (the runtimes'
+	// packages register them: RegisterSection), by slot; nil holds the
+	// section's default.
+	sections [MaxSections]any
 }
 
-// Oversubscription runtimes (uvm.adaptive).
+// The value of uvm.adaptive and uvm.prefetch_control that selects no
+// runtime; each runtime's name is a constant of its package under
+// runtimes/.
 const (
-	AdaptiveNone      = "none"
-	AdaptiveUVMSmart  = "uvmsmart"
-	AdaptiveObservUVM = "observuvm"
-	AdaptiveSUV       = "suv"
-	AdaptiveSC        = "sc"
-	AdaptiveGriffin   = "griffin-dpc"
-)
-
-// Prefetch controllers.
-const (
-	ControlNone         = "none"
-	ControlEarlyAdaptor = "early-adaptor"
+	AdaptiveNone = "none"
+	ControlNone  = "none"
 )
 
 // DefaultConfig returns the driver defaults above.
 func DefaultConfig() Config {
 	return Config{FaultBatch: 256, FaultServiceNs: 0, PerFaultNs: 1000, HostThreads: 16,
 		ThrashingLapseNs: 500000, ThrashingThreshold: 3, ThrashingPinThreshold: 10, Eviction: "lrm-2mb", EvictionChunk: 2 * units.MB,
-		HostMemoryNs: 100, Prefetch: defaultPrefetch(), PrefetchControl: ControlNone, EA: earlyadaptor.DefaultConfig(),
+		HostMemoryNs: 100, Prefetch: defaultPrefetch(), PrefetchControl: ControlNone,
 		FaultHandling: HandlingSoftware, UVMMU: uvmmu.DefaultConfig(), PerFaultCharge: ChargeEvery,
-		Adaptive: AdaptiveNone, UVMSmart: uvmsmart.DefaultConfig(), ObservUVM: defaultObservUVM(), SUV: suv.DefaultConfig(),
-		Griffin: griffin.DefaultConfig()}
+		Adaptive: AdaptiveNone}
 }
 
 // defaultPrefetch is the driver's prefetcher configuration, switched off.
 func defaultPrefetch() prefetch.Config {
 	c := prefetch.DefaultConfig()
 	c.Policy = prefetch.Off
-	return c
-}
-
-// defaultObservUVM is ObservUVM's TM: the configuration the driver runs
-// whole (TM+ and TM++ add FDP and RGP, not wired in yet).
-func defaultObservUVM() observuvm.Config {
-	c, err := observuvm.Preset(observuvm.PresetTM)
-	if err != nil {
-		panic(err) // a preset of the package itself
-	}
 	return c
 }
 

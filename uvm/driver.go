@@ -132,7 +132,7 @@ func (d *Driver) Observe(e pagepolicy.Event) error {
 // SUV's injected host code makes); done is called, at the simulated time
 // it ends, when the launch may start; its error stops the driver. One
 // placement is in flight at a time.
-func (d *Driver) Place(now sim.VTimeInSec, l any, done func(now sim.VTimeInSec) error) error {
+func (d *Driver) Place(now sim.VTimeInSec, l Launch, done func(now sim.VTimeInSec) error) error {
 	if d.placed != nil {
 		return fmt.Errorf("%s: a launch placement while another is in flight", d.Name())
 	}

@@ -2,14 +2,18 @@ package uvm
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/rs/zerolog"
 	"github.com/sarchlab/akita/v3/sim"
 
+	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/eviction"
+	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/prefetch"
+	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
@@ -60,12 +64,31 @@ type PolicyDecorator interface {
 	DecoratePolicy(p pagepolicy.Policy) pagepolicy.Policy
 }
 
-// A Placer is a runtime that places pages before a kernel launch, as
-// SUV-Mgmt's injected host code does: Driver.Place hands it the launch,
-// and the launch waits for the driver batch that carries the placement
-// out. launch is whatever the runtime documents (SUV: *suv.Launch).
+// A Placer is a runtime with a host-side half that places pages before
+// each kernel launch, as SUV-Mgmt's injected host code does: Driver.Place
+// hands it the launch, and the launch waits for the driver batch that
+// carries the placement out.
 type Placer interface {
-	Place(launch any, invals [][]uvmproto.Inval) error
+	Place(l Launch, invals [][]uvmproto.Inval) error
+}
+
+// A Launch is a kernel about to start: the Index-th launch of the run, its
+// arguments and the accesses its workload declares of them
+// (benchmarks.Access), which a Placer plans from.
+type Launch struct {
+	Index  int
+	Kernel *benchmarks.Kernel
+}
+
+// Workload is what the runtimes may know of the run's program before it
+// starts: its allocations and kernels (empty when only the driver's
+// making is checked), and the GPUs' CUs and wavefront slots per CU, which
+// bound the workgroups resident at once.
+type Workload struct {
+	Alloc      *objtable.Allocator
+	Kernels    []benchmarks.Kernel
+	CUs        int
+	SlotsPerCU int
 }
 
 // A HostTimer is a runtime whose work costs the driver time in the batch
@@ -114,6 +137,8 @@ type RuntimeEnv struct {
 	// Log is the driver's logger (zerolog.Nop unless WithLogger): a runtime
 	// logs its decisions at debug, as the driver logs the policy's.
 	Log zerolog.Logger
+	// Workload is the run's program (WithWorkload).
+	Workload Workload
 }
 
 // The config keys that name a runtime: uvm.adaptive (oversubscription
@@ -123,13 +148,104 @@ const (
 	KeyPrefetchControl = "uvm.prefetch_control"
 )
 
-// A RuntimeSpec is a runtime as registered: how to build it and what it
-// needs of the rest of the config.
+// A RuntimeSpec is a runtime as registered: how to build it, what it
+// needs of the rest of the config, and the rules of the keys it owns or
+// changes, which platform's validation applies while it is selected. The
+// rules live here, with the runtime, so that no other package names it.
 type RuntimeSpec struct {
 	New func(RuntimeEnv) (Runtime, error)
 	// Requires are checked before New by the driver's builder, and by
 	// platform's validation before a run starts.
 	Requires []Requirement
+	// Validate, if set, checks the runtime's own settings while it is
+	// selected, at the run's page size.
+	Validate func(c Config, page units.Bytes) error
+	// Counters, if set, are the GPUs' access-counter settings the runtime
+	// counts with in place of the page policy's (policy.ac_*).
+	Counters func(c Config) Counters
+	// Uses are driver keys the runtime reads that would otherwise have no
+	// effect (UVMSmart's basic block without a prefetcher).
+	Uses []string
+	// CheckWorkload, if set, refuses before a run a workload the runtime
+	// cannot plan; access is benchmarks.CheckAccess of its kernels.
+	CheckWorkload func(name string, w benchmarks.Workload, access func() error) error
+	// Warn, if set, is what the runtime has to say of a finished run from
+	// its counts (Report) and its simulated time: "" when nothing.
+	Warn func(c Config, counts map[string]float64, simTimeNs float64) string
+	// Dependencies are keys that take effect only under a condition
+	// (the runtime's own section while it is selected, a driver key the
+	// runtime replaces).
+	Dependencies []Dependency
+}
+
+// Counters are the GPUs' access-counter settings: a notification after
+// Threshold accesses to a Group-byte region, naming only the page if
+// PerPage; Latched counters keep counting after they notify (ObservUVM's
+// samples).
+type Counters struct {
+	Threshold int
+	Group     uint64
+	PerPage   bool
+	Latched   bool
+}
+
+// A Dependency is a group of config keys that take effect only while On
+// holds: given a value other than its default while On does not hold, a
+// key would change nothing, and platform's validation reports it. Keys
+// ending in ".*" stand for every key below the prefix. While names the
+// key whose value turns them off, Use what to set to give them effect,
+// and Note, if set, what decides instead.
+type Dependency struct {
+	Keys       []string
+	On         func(c Config) bool
+	While, Use string
+	Note       string
+}
+
+// A RegisteredRuntime is one runtime as Runtimes lists it.
+type RegisteredRuntime struct {
+	Key, Name string
+	Spec      RuntimeSpec
+}
+
+// RuntimeKeys are the config keys that select runtimes, in the order
+// their runtimes act and are listed.
+func RuntimeKeys() []string { return []string{KeyPrefetchControl, KeyAdaptive} }
+
+// Runtimes lists every registered runtime, by key (RuntimeKeys) and name.
+func Runtimes() []RegisteredRuntime {
+	var out []RegisteredRuntime
+	for _, key := range RuntimeKeys() {
+		for _, name := range RuntimeNames(key)[1:] {
+			out = append(out, RegisteredRuntime{Key: key, Name: name, Spec: runtimes[key][name]})
+		}
+	}
+	return out
+}
+
+// RuntimeName is the runtime c selects with key (AdaptiveNone: none).
+func (c Config) RuntimeName(key string) string {
+	if key == KeyPrefetchControl {
+		return c.PrefetchControl
+	}
+	return c.Adaptive
+}
+
+// Selected lists the registered runtimes c selects.
+func (c Config) Selected() []RegisteredRuntime {
+	var out []RegisteredRuntime
+	for _, key := range RuntimeKeys() {
+		if spec, ok := runtimes[key][c.RuntimeName(key)]; ok {
+			out = append(out, RegisteredRuntime{Key: key, Name: c.RuntimeName(key), Spec: spec})
+		}
+	}
+	return out
+}
+
+// SelectedIs returns a condition that holds while key selects one of
+// names: a Dependency's On for keys a runtime owns.
+func SelectedIs(key string, names ...string) func(Config) bool {
+	return func(c Config) bool { return slices.Contains(names, c.RuntimeName(key)) }
 }
 
 // A Requirement is a value a runtime cannot run without.

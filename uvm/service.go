@@ -97,7 +97,7 @@ type pendingBatch struct {
 	notifications int
 	// place is a launch's placement (gpu -1), for the runtimes that place
 	// (Placer): a driver call of its own, with no faults.
-	place any
+	place *Launch
 }
 
 func (p pendingBatch) size() int {
@@ -392,7 +392,7 @@ func (s *Service) service(now sim.VTimeInSec) {
 	if b.place != nil {
 		for _, r := range s.rts {
 			if p, ok := r.(Placer); ok {
-				s.failStep(p.Place(b.place, invals))
+				s.failStep(p.Place(*b.place, invals))
 			}
 		}
 	}
@@ -665,12 +665,18 @@ func (s *Service) migrateGroupPage(g int, page uint64, invals [][]uvmproto.Inval
 // (Placer): a driver call that costs the fixed service latency and then
 // moves and maps pages in the usual waves. The launch may start when
 // Ready reports Placed.
-func (s *Service) Place(now sim.VTimeInSec, launch any) error {
-	if !slices.ContainsFunc(s.rts, func(r Runtime) bool { _, ok := r.(Placer); return ok }) {
-		return fmt.Errorf("uvm: a launch placement, but no runtime places (uvm.adaptive=suv or sc)")
+func (s *Service) Place(now sim.VTimeInSec, l Launch) error {
+	if !s.Places() {
+		return fmt.Errorf("uvm: a launch placement, but no runtime places")
 	}
-	s.enqueue(now, pendingBatch{gpu: -1, place: launch})
+	s.enqueue(now, pendingBatch{gpu: -1, place: &l})
 	return nil
+}
+
+// Places reports whether a runtime places pages before each launch
+// (Placer), so that the program hands the driver its launches.
+func (s *Service) Places() bool {
+	return slices.ContainsFunc(s.rts, func(r Runtime) bool { _, ok := r.(Placer); return ok })
 }
 
 // clearScratch is the service's reusable plan, emptied.

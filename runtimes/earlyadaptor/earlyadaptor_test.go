@@ -6,7 +6,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/prefetch"
-	_ "github.com/mgpu-sim/mgpu/runtimes/earlyadaptor"
+	"github.com/mgpu-sim/mgpu/runtimes/earlyadaptor"
 	"github.com/mgpu-sim/mgpu/uvm"
 	"github.com/mgpu-sim/mgpu/uvmtest"
 )
@@ -18,7 +18,7 @@ func TestEarlyAdaptorSteersTheTrees(t *testing.T) {
 	c := uvm.DefaultConfig()
 	c.FaultServiceNs, c.PerFaultNs, c.HostThreads = 1000, 100, 0
 	c.Prefetch = prefetch.DefaultConfig()
-	c.PrefetchControl = uvm.ControlEarlyAdaptor
+	c.PrefetchControl = earlyadaptor.Name
 	s, err := uvm.MakeBuilder().WithConfig(c).WithPolicy("on-touch", pagepolicy.DefaultConfig()).
 		WithGPUs(1).WithPages(4096, 4096).WithCapacity(1100).BuildService()
 	if err != nil {

@@ -12,14 +12,26 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	core "github.com/mgpu-sim/mgpu/griffin"
+	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvm"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
+// Name is the value of uvm.adaptive that selects Griffin's DPC.
+const Name = "griffin-dpc"
+
+// Config holds Griffin's DPC parameters, approximated (Griffin's values are not public; the core's doc comments give the choices), uvm.griffin.*: a
+// section of every uvm.Config.
+var Config = uvm.RegisterSection(uvm.SectionSpec{Name: "griffin", Field: "Griffin", After: "adaptive", Order: 4,
+	Doc: "Griffin's DPC, approximated (package griffin), used with uvm.adaptive=griffin-dpc."}, core.DefaultConfig())
+
 func init() {
-	uvm.RegisterRuntime(uvm.KeyAdaptive, uvm.AdaptiveGriffin, uvm.RuntimeSpec{New: New, Requires: []uvm.Requirement{
+	uvm.RegisterRuntime(uvm.KeyAdaptive, Name, uvm.RuntimeSpec{New: New, Requires: []uvm.Requirement{
 		uvm.NeedsSoftware("classifies the driver's access-counter notifications"),
-		{Key: "policy", Value: "access-counter", Why: "classifies the pages the access counters notify (first-touch, then remote access)"}}})
+		{Key: "policy", Value: "access-counter", Why: "classifies the pages the access counters notify (first-touch, then remote access)"}},
+		Validate: func(c uvm.Config, _ units.Bytes) error { return Config.Of(c).Validate() },
+		Dependencies: []uvm.Dependency{{Keys: []string{"uvm.griffin.*"}, On: uvm.SelectedIs(uvm.KeyAdaptive, Name),
+			While: uvm.KeyAdaptive, Use: "uvm.adaptive=griffin-dpc"}}})
 }
 
 // Runtime is DPC over the driver's counter batches.
@@ -33,7 +45,7 @@ type Runtime struct {
 
 // New builds DPC for the run's GPUs.
 func New(env uvm.RuntimeEnv) (uvm.Runtime, error) {
-	d, err := core.New(env.Config.Griffin, env.GPUs)
+	d, err := core.New(Config.Of(env.Config), env.GPUs)
 	if err != nil {
 		return nil, err
 	}

@@ -5,19 +5,118 @@ package observuvm
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mgpu-sim/mgpu/eviction"
 	core "github.com/mgpu-sim/mgpu/observuvm"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/prefetch"
+	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvm"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
+// Name is the value of uvm.adaptive that selects ObservUVM.
+const Name = "observuvm"
+
+// Config holds ObservUVM's parameters (its paper, and the choices its doc tags give where the paper is silent), uvm.observuvm.*: a
+// section of every uvm.Config.
+var Config = uvm.RegisterSection(uvm.SectionSpec{Name: "observuvm", Field: "ObservUVM", After: "adaptive", Order: 2,
+	Doc: "ObservUVM's parameters (package observuvm), used with uvm.adaptive=observuvm; the default is the paper's TM."}, defaultConfig())
+
 func init() {
-	uvm.RegisterRuntime(uvm.KeyAdaptive, uvm.AdaptiveObservUVM, uvm.RuntimeSpec{New: New, Requires: []uvm.Requirement{
+	uvm.RegisterRuntime(uvm.KeyAdaptive, Name, uvm.RuntimeSpec{New: New, Requires: []uvm.Requirement{
 		uvm.NeedsSoftware("drives the driver's software fault handling"),
-		uvm.NeedsOnTouch("manages on-touch migration (the stock driver)")}})
+		uvm.NeedsOnTouch("manages on-touch migration (the stock driver)")},
+		Validate: validate, Counters: counters, Dependencies: dependencies()})
+}
+
+// defaultConfig is ObservUVM's TM: the configuration the driver runs
+// whole (TM+ and TM++ add FDP and RGP, not wired in yet).
+func defaultConfig() core.Config {
+	c, err := core.Preset(core.PresetTM)
+	if err != nil {
+		panic(err) // a preset of the package itself
+	}
+	return c
+}
+
+// validate checks ObservUVM's settings, and that the tree prefetcher its
+// shallow prefetch steers is on.
+func validate(c uvm.Config, _ units.Bytes) error {
+	o := Config.Of(c)
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	if s := o.Shallow; s != core.ShallowOff && c.Prefetch.Policy != prefetch.TBN {
+		return fmt.Errorf("uvm.observuvm.shallow = %q: sets the tree prefetcher's threshold: set uvm.prefetch.policy=tbn (or uvm.observuvm.shallow=off)", s)
+	}
+	return nil
+}
+
+// counters are the samples' counters, which keep counting after they
+// notify.
+func counters(c uvm.Config) uvm.Counters {
+	o := Config.Of(c)
+	return uvm.Counters{Threshold: o.CounterThreshold, Group: uint64(o.CounterGranularity), Latched: true}
+}
+
+// policyRuns reports whether ObservUVM's eviction policy p runs: it is the
+// policy, or one of the Tournament's.
+func policyRuns(c uvm.Config, p string) bool {
+	o := Config.Of(c)
+	return o.Policy == p || o.Policy == core.Tournament && slices.Contains(o.Constituents(), p)
+}
+
+// dependencies are ObservUVM's keys, which take effect while it runs and
+// its parts that read them do, and the driver's keys it decides instead.
+func dependencies() []uvm.Dependency {
+	o := Config.Of
+	shallowIs := func(modes ...string) func(uvm.Config) bool {
+		return func(c uvm.Config) bool { return slices.Contains(modes, o(c).Shallow) }
+	}
+	notMe := func(c uvm.Config) bool { return c.Adaptive != Name }
+	return []uvm.Dependency{
+		{Keys: []string{"uvm.prefetch.threshold"}, On: notMe, While: uvm.KeyAdaptive, Use: "uvm.adaptive=none",
+			Note: "ObservUVM's uvm.observuvm.shallow sets the threshold: uvm.observuvm.tbp_threshold or ap_threshold"},
+		{Keys: []string{"uvm.eviction", "uvm.eviction_chunk"}, On: notMe, While: uvm.KeyAdaptive,
+			Use: "uvm.adaptive=none, uvmsmart, suv or sc", Note: "ObservUVM picks its victims with uvm.observuvm.policy"},
+		{Keys: []string{"uvm.observuvm.*"}, On: uvm.SelectedIs(uvm.KeyAdaptive, Name), While: uvm.KeyAdaptive, Use: "uvm.adaptive=observuvm"},
+		{Keys: []string{"uvm.observuvm.tournament_policies", "uvm.observuvm.tournament_threshold", "uvm.observuvm.tournament_factor",
+			"uvm.observuvm.tournament_blame"},
+			On:    func(c uvm.Config) bool { return o(c).Policy == core.Tournament },
+			While: "uvm.observuvm.policy", Use: "uvm.observuvm.policy=tournament"},
+		{Keys: []string{"uvm.observuvm.lfu_bins", "uvm.observuvm.lfu_keep_history"},
+			On:    func(c uvm.Config) bool { return policyRuns(c, core.LFU) || o(c).Policy == core.Tournament },
+			While: "uvm.observuvm.policy", Use: "uvm.observuvm.policy=lfu (or tournament with lfu among its policies)"},
+		{Keys: []string{"uvm.observuvm.lfu_bins", "uvm.observuvm.lfu_keep_history"},
+			On:    func(c uvm.Config) bool { return policyRuns(c, core.LFU) },
+			While: "uvm.observuvm.tournament_policies", Use: "uvm.observuvm.tournament_policies with lfu among them"},
+		{Keys: []string{"uvm.observuvm.cp_protected", "uvm.observuvm.cp_step", "uvm.observuvm.cp_victim"},
+			On:    func(c uvm.Config) bool { return policyRuns(c, core.CP) || o(c).Policy == core.Tournament },
+			While: "uvm.observuvm.policy", Use: "uvm.observuvm.policy=cp (or tournament with cp among its policies)"},
+		{Keys: []string{"uvm.observuvm.cp_protected", "uvm.observuvm.cp_step", "uvm.observuvm.cp_victim"},
+			On:    func(c uvm.Config) bool { return policyRuns(c, core.CP) },
+			While: "uvm.observuvm.tournament_policies", Use: "uvm.observuvm.tournament_policies with cp among them"},
+		{Keys: []string{"uvm.observuvm.tbp_threshold"}, On: shallowIs(core.ShallowTBP, core.ShallowFDP),
+			While: "uvm.observuvm.shallow", Use: "uvm.observuvm.shallow=tbp or fdp"},
+		{Keys: []string{"uvm.observuvm.ap_threshold"}, On: shallowIs(core.ShallowAP, core.ShallowFDP),
+			While: "uvm.observuvm.shallow", Use: "uvm.observuvm.shallow=ap or fdp"},
+		// Not feedback_regions and trigger_regions, FDP's and RGP's budgets:
+		// the ObservUVM figures scale all three budgets of every run together
+		// (figures.observBudgets), with FDP and RGP or without.
+		{Keys: []string{"uvm.observuvm.fdp_threshold", "uvm.observuvm.fdp_ratio", "uvm.observuvm.fdp_reset",
+			"uvm.observuvm.fdp_literal_count_sum"}, On: shallowIs(core.ShallowFDP),
+			While: "uvm.observuvm.shallow", Use: "uvm.observuvm.shallow=fdp"},
+		{Keys: []string{"uvm.observuvm.rgp_confidence", "uvm.observuvm.rgp_window", "uvm.observuvm.rgp_degree",
+			"uvm.observuvm.rgp_lookahead"},
+			On:    func(c uvm.Config) bool { return o(c).Deep == core.DeepRGP },
+			While: "uvm.observuvm.deep", Use: "uvm.observuvm.deep=rgp"},
+		{Keys: []string{"uvm.observuvm.max_samples", "uvm.observuvm.monitor_set", "uvm.observuvm.adapt_period",
+			"uvm.observuvm.refault_raise", "uvm.observuvm.quiet_lower"},
+			On:    func(c uvm.Config) bool { return o(c).AdaptiveSamples },
+			While: "uvm.observuvm.adaptive_samples", Use: "uvm.observuvm.adaptive_samples=true"},
+	}
 }
 
 // observe adapts ObservUVM's engine (package observuvm) to the driver: it
@@ -71,7 +170,7 @@ type stats struct {
 // New makes the engine over the GPUs' prefetchers. shallow (FDP, TBP, AP)
 // sets the tree prefetcher's threshold, so it needs one.
 func New(env uvm.RuntimeEnv) (uvm.Runtime, error) {
-	c := env.Config.ObservUVM
+	c := Config.Of(env.Config)
 	c.Seed = env.Seed // the run's one seed
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -141,7 +240,7 @@ func (o *observe) DecoratePolicy(p pagepolicy.Policy) pagepolicy.Policy { return
 // evictor is the eviction policy that asks the engine: with an oracle
 // policy, one that also reports every access.
 func (o *observe) evictor() eviction.Policy {
-	if o.env.Config.ObservUVM.Policy == core.OracleLRU {
+	if Config.Of(o.env.Config).Policy == core.OracleLRU {
 		return oracleEvictor{o}
 	}
 	return o
@@ -244,7 +343,7 @@ func (o *observe) notified(g int, page uint64) {
 		src = core.PeerSource(h)
 	}
 	o.msgs++
-	for i := 0; i < o.env.Config.ObservUVM.CounterThreshold; i++ {
+	for i := 0; i < Config.Of(o.env.Config).CounterThreshold; i++ {
 		o.acts = o.e.OnRemoteAccess(g, page, src, o.acts)
 	}
 }
@@ -432,7 +531,7 @@ func (o *observe) BatchNs() float64 {
 	n := o.msgs
 	o.stats.Messages += n
 	o.msgs = 0
-	return float64(n) * o.env.Config.ObservUVM.MessageNs
+	return float64(n) * Config.Of(o.env.Config).MessageNs
 }
 
 // Report adds ObservUVM's counts, summed over GPUs: the engine's, the

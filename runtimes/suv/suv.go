@@ -19,13 +19,46 @@ import (
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
+// The values of uvm.adaptive that select SUV-Mgmt and its SC baseline.
+const (
+	Name   = "suv"
+	NameSC = "sc"
+)
+
+// Config holds SUV-Mgmt's parameters (its paper, and its released policy code where the paper is silent), uvm.suv.*: a
+// section of every uvm.Config.
+var Config = uvm.RegisterSection(uvm.SectionSpec{Name: "suv", Field: "SUV", After: "adaptive", Order: 3,
+	Doc: "SUV-Mgmt's parameters (package suv), used with uvm.adaptive=suv and sc."}, core.DefaultConfig())
+
 func init() {
-	for _, name := range []string{uvm.AdaptiveSUV, uvm.AdaptiveSC} {
+	for _, name := range []string{Name, NameSC} {
+		var deps []uvm.Dependency
+		if name == Name { // once for both
+			deps = dependencies
+		}
 		uvm.RegisterRuntime(uvm.KeyAdaptive, name, uvm.RuntimeSpec{New: New, Requires: []uvm.Requirement{
 			uvm.NeedsSoftware("plans for the driver's software fault handling"),
-			uvm.NeedsOnTouch("extends on-touch migration (SUV's UVM baseline)")}})
+			uvm.NeedsOnTouch("extends on-touch migration (SUV's UVM baseline)")},
+			Validate: func(c uvm.Config, page units.Bytes) error { return Config.Of(c).ForPageSize(page).Validate() },
+			// The driver's counters, for Unknown structures.
+			Counters: func(c uvm.Config) uvm.Counters {
+				s := Config.Of(c)
+				return uvm.Counters{Threshold: s.ACThreshold, Group: uint64(s.ACGroup)}
+			},
+			Dependencies: deps, CheckWorkload: checkWorkload})
 	}
 }
+
+// dependencies are SUV's keys, which both runtimes read but SC's
+// ranking, which ignores density.
+var dependencies = []uvm.Dependency{
+	{Keys: []string{"uvm.suv.*"}, On: Selected, While: uvm.KeyAdaptive, Use: "uvm.adaptive=suv or sc"},
+	{Keys: []string{"uvm.suv.density_threshold"}, On: func(c uvm.Config) bool { return c.Adaptive != NameSC },
+		While: uvm.KeyAdaptive, Use: "uvm.adaptive=suv", Note: "SC ranks whole structures by access count"},
+}
+
+// Selected reports whether c runs SUV-Mgmt or SC.
+var Selected = uvm.SelectedIs(uvm.KeyAdaptive, Name, NameSC)
 
 // Launch is what SUV-Mgmt needs of one kernel launch: the launch's
 // argument objects and the hints its workload declares for them.
@@ -56,6 +89,7 @@ const (
 // and the driver's eviction never takes a pinned or pooled page.
 type suvMode struct {
 	uvm.Stages
+	host *suvHints // the host-side half: launches' hints
 	env  uvm.RuntimeEnv
 	cfg  core.Config
 	sc   bool
@@ -106,7 +140,7 @@ type suvStats struct {
 // New makes SUV-Mgmt (or, under uvm.adaptive=sc, SC). It plans each GPU's
 // HBM from its capacity and each page's object.
 func New(env uvm.RuntimeEnv) (uvm.Runtime, error) {
-	c := env.Config.SUV.ForPageSize(units.Bytes(env.PageSize))
+	c := Config.Of(env.Config).ForPageSize(units.Bytes(env.PageSize))
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -117,7 +151,7 @@ func New(env uvm.RuntimeEnv) (uvm.Runtime, error) {
 	if env.Capacity <= 0 {
 		return nil, fmt.Errorf("uvm.adaptive=%s plans a GPU's HBM: the driver needs its capacity (WithCapacity)", name)
 	}
-	m := &suvMode{env: env, cfg: c, sc: name == uvm.AdaptiveSC, page: env.PageSize,
+	m := &suvMode{env: env, cfg: c, sc: name == NameSC, page: env.PageSize,
 		hbm: int64(env.Capacity) * int64(env.PageSize), placed: map[int]span{}, holds: map[int]int64{}, windows: map[int]bool{}}
 	for g := 0; g < env.GPUs; g++ {
 		m.mode = append(m.mode, make([]uint8, env.Pages))
@@ -126,17 +160,18 @@ func New(env uvm.RuntimeEnv) (uvm.Runtime, error) {
 	return m, nil
 }
 
-// Place plans launch l (a *Launch) on every GPU and carries the plan out
-// in the batch in service.
-func (m *suvMode) Place(launch any, invals [][]uvmproto.Inval) error {
-	l, ok := launch.(*Launch)
-	if !ok {
-		return fmt.Errorf("uvm.adaptive=%s places a *suv.Launch, not %T", m.env.Config.Adaptive, launch)
+// Place turns launch l's declared accesses into SUV's hints (the host-side
+// half, made at the first launch), plans them on every GPU and carries
+// the plan out in the batch in service.
+func (m *suvMode) Place(l uvm.Launch, invals [][]uvmproto.Inval) error {
+	if m.host == nil {
+		h, err := newHints(m.cfg, m.page, m.env.GPUs, m.env.Workload, m.cfg.Hints == core.HintsOracle)
+		if err != nil {
+			return err
+		}
+		m.host = h
 	}
-	if len(l.IDs) != len(l.Objects) || len(l.First) != len(l.Objects) {
-		return fmt.Errorf("uvm: SUV launch with %d IDs, %d objects, %d first pages", len(l.IDs), len(l.Objects), len(l.First))
-	}
-	return m.launch(l, invals)
+	return m.launch(m.host.launch(l.Index, l.Kernel), invals)
 }
 
 // CounterBatch migrates the notified pages of Unknown structures only.

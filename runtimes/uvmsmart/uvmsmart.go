@@ -14,15 +14,34 @@ import (
 
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvm"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 	core "github.com/mgpu-sim/mgpu/uvmsmart"
 )
 
+// Name is the value of uvm.adaptive that selects UVMSmart.
+const Name = "uvmsmart"
+
+// Config holds UVMSmart's parameters (its released simulator), uvm.uvmsmart.*: a
+// section of every uvm.Config.
+var Config = uvm.RegisterSection(uvm.SectionSpec{Name: "uvmsmart", Field: "UVMSmart", After: "adaptive", Order: 1,
+	Doc: "UVMSmart's parameters (package uvmsmart), used with uvm.adaptive=uvmsmart."}, core.DefaultConfig())
+
 func init() {
-	uvm.RegisterRuntime(uvm.KeyAdaptive, uvm.AdaptiveUVMSmart, uvm.RuntimeSpec{New: New, Requires: []uvm.Requirement{
+	uvm.RegisterRuntime(uvm.KeyAdaptive, Name, uvm.RuntimeSpec{New: New, Requires: []uvm.Requirement{
 		uvm.NeedsSoftware("adapts the driver's software fault handling"),
-		uvm.NeedsOnTouch("adapts on-touch migration (UVMSmart's baseline)")}})
+		uvm.NeedsOnTouch("adapts on-touch migration (UVMSmart's baseline)")},
+		Validate: func(c uvm.Config, _ units.Bytes) error { return Config.Of(c).Validate() },
+		// The migrate threshold over the prefetcher's 64 KB basic blocks,
+		// naming the block's pages.
+		Counters: func(c uvm.Config) uvm.Counters {
+			return uvm.Counters{Threshold: Config.Of(c).MigrateThreshold, Group: uint64(c.Prefetch.BlockSize)}
+		},
+		// Its basic block, and the chunk of its tree eviction.
+		Uses: []string{"uvm.prefetch.block_size", "uvm.eviction_chunk"},
+		Dependencies: []uvm.Dependency{{Keys: []string{"uvm.uvmsmart.*"}, On: uvm.SelectedIs(uvm.KeyAdaptive, Name),
+			While: uvm.KeyAdaptive, Use: "uvm.adaptive=uvmsmart"}}})
 }
 
 // Runtime is UVMSmart's controller in the batch pipeline.
@@ -38,7 +57,7 @@ type Runtime struct {
 // driver's software fault handling, its paper's baseline (the
 // registration's requirements).
 func New(env uvm.RuntimeEnv) (uvm.Runtime, error) {
-	c, err := core.New(env.Config.UVMSmart, env.Pages, max(1, uint64(env.Prefetch.BlockSize)/env.PageSize))
+	c, err := core.New(Config.Of(env.Config), env.Pages, max(1, uint64(env.Prefetch.BlockSize)/env.PageSize))
 	if err != nil {
 		return nil, err
 	}

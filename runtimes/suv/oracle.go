@@ -1,15 +1,15 @@
-package platform
+package suv
 
 import (
 	"fmt"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/objtable"
-	"github.com/mgpu-sim/mgpu/suv"
+	core "github.com/mgpu-sim/mgpu/suv"
 )
 
 // oracleHints walks every launch's instruction streams once, without
-// timing, and measures what suv.Oracle needs per object: lane accesses,
+// timing, and measures what core.Oracle needs per object: lane accesses,
 // distinct pages, the most distinct pages any window of concurrently
 // resident workgroups touches (in dispatch order over the whole grid,
 // exact on one GPU, the papers' setting) and, for launches in a host loop,
@@ -19,11 +19,11 @@ import (
 // and their induction variable, §V-B): which objects are pointer chases
 // (declared DataDependent) and which iteration of a host loop a launch is
 // (the Loop.Index of its declared HostLoop accesses).
-func oracleHints(h *suvHints, c suv.Config, kernels []benchmarks.Kernel) ([][]suv.Hint, error) {
+func oracleHints(h *suvHints, c core.Config, kernels []benchmarks.Kernel) ([][]core.Hint, error) {
 	w := newOracleWalk(h.alloc, h.page)
 	type loopKey struct{ id, count int }
-	extents := map[loopKey]map[int]suv.PageExtent{}
-	stats := make([][]suv.ObjectStats, len(kernels))
+	extents := map[loopKey]map[int]core.PageExtent{}
+	stats := make([][]core.ObjectStats, len(kernels))
 	iter := make([]int, len(kernels))
 	count := make([]int, len(kernels))
 	for i := range kernels {
@@ -44,22 +44,22 @@ func oracleHints(h *suvHints, c suv.Config, kernels []benchmarks.Kernel) ([][]su
 			if count[i] > 1 && st[j].PagesTouched > 0 {
 				key := loopKey{id, count[i]}
 				if extents[key] == nil {
-					extents[key] = map[int]suv.PageExtent{}
+					extents[key] = map[int]core.PageExtent{}
 				}
 				extents[key][iter[i]] = unionExtent(extents[key][iter[i]], w.extent[j])
 			}
 		}
 		stats[i] = st
 	}
-	out := make([][]suv.Hint, len(kernels))
+	out := make([][]core.Hint, len(kernels))
 	for i := range kernels {
 		k := &kernels[i]
 		if stats[i] == nil {
 			continue
 		}
-		objs := make([]suv.Object, len(k.Args))
+		objs := make([]core.Object, len(k.Args))
 		for j, id := range k.Args {
-			objs[j] = suv.Object{Name: oracleName(h.alloc, k.Args, id), Bytes: int64(h.alloc.Object(id).Size)}
+			objs[j] = core.Object{Name: oracleName(h.alloc, k.Args, id), Bytes: int64(h.alloc.Object(id).Size)}
 			if count[i] > 1 {
 				ex := extents[loopKey{id, count[i]}]
 				if len(ex) == count[i] {
@@ -69,9 +69,9 @@ func oracleHints(h *suvHints, c suv.Config, kernels []benchmarks.Kernel) ([][]su
 				}
 			}
 		}
-		ls := suv.LaunchStats{Workgroups: max(1, k.Workgroups/h.gpus), ConcurrentWorkgroups: max(1, h.concurrent(k)),
+		ls := core.LaunchStats{Workgroups: max(1, k.Workgroups/h.gpus), ConcurrentWorkgroups: max(1, h.concurrent(k)),
 			Iteration: iter[i], Objects: stats[i]}
-		hs, err := suv.Oracle(c, objs, ls)
+		hs, err := core.Oracle(c, objs, ls)
 		if err != nil {
 			return nil, fmt.Errorf("kernel %d (%s): %w", i, k.Name, err)
 		}
@@ -106,7 +106,7 @@ func declaredDataDependent(k *benchmarks.Kernel, id int) bool {
 	return false
 }
 
-func unionExtent(a, b suv.PageExtent) suv.PageExtent {
+func unionExtent(a, b core.PageExtent) core.PageExtent {
 	if a.Pages == 0 {
 		return b
 	}
@@ -115,7 +115,7 @@ func unionExtent(a, b suv.PageExtent) suv.PageExtent {
 	}
 	first := min(a.FirstPage, b.FirstPage)
 	end := max(a.FirstPage+a.Pages, b.FirstPage+b.Pages)
-	return suv.PageExtent{FirstPage: first, Pages: end - first}
+	return core.PageExtent{FirstPage: first, Pages: end - first}
 }
 
 // oracleWalk holds the per-page scratch of the pre-run, reused across
@@ -129,7 +129,7 @@ type oracleWalk struct {
 	launchID     uint32
 	wgID         uint32
 	// per argument of the launch in progress
-	extent []suv.PageExtent
+	extent []core.PageExtent
 }
 
 func newOracleWalk(alloc *objtable.Allocator, page uint64) *oracleWalk {
@@ -138,7 +138,7 @@ func newOracleWalk(alloc *objtable.Allocator, page uint64) *oracleWalk {
 }
 
 // launch measures k's objects (one ObjectStats per argument).
-func (w *oracleWalk) launch(k *benchmarks.Kernel, conc, gpus int) []suv.ObjectStats {
+func (w *oracleWalk) launch(k *benchmarks.Kernel, conc, gpus int) []core.ObjectStats {
 	w.launchID++
 	arg := make([]int, len(w.alloc.Objects())) // argument index by object ID, -1 for none
 	for i := range arg {
@@ -147,8 +147,8 @@ func (w *oracleWalk) launch(k *benchmarks.Kernel, conc, gpus int) []suv.ObjectSt
 	for j, id := range k.Args {
 		arg[id] = j
 	}
-	st := make([]suv.ObjectStats, len(k.Args))
-	w.extent = make([]suv.PageExtent, len(k.Args))
+	st := make([]core.ObjectStats, len(k.Args))
+	w.extent = make([]core.PageExtent, len(k.Args))
 	window := make([]int64, len(k.Args)) // distinct pages in the window, per argument
 	ring := make([][]uint64, max(1, conc))
 	var in benchmarks.Instruction
@@ -213,5 +213,5 @@ func (w *oracleWalk) argOf(p uint64, arg []int) int {
 }
 
 func (w *oracleWalk) grow(j int, page int64) {
-	w.extent[j] = unionExtent(w.extent[j], suv.PageExtent{FirstPage: page, Pages: 1})
+	w.extent[j] = unionExtent(w.extent[j], core.PageExtent{FirstPage: page, Pages: 1})
 }

@@ -1,12 +1,12 @@
-package platform
+package suv
 
 import (
 	"fmt"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/objtable"
-	suvrt "github.com/mgpu-sim/mgpu/runtimes/suv"
-	"github.com/mgpu-sim/mgpu/suv"
+	core "github.com/mgpu-sim/mgpu/suv"
+	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvm"
 )
 
@@ -24,7 +24,7 @@ type suvHints struct {
 	fraction float64
 	// oracle, when set, holds each kernel's measured hints, which replace
 	// the declared ones.
-	oracle [][]suv.Hint
+	oracle [][]core.Hint
 }
 
 // concurrent is SUV's concurrentTBs for k on one GPU: resident
@@ -35,8 +35,8 @@ func (h *suvHints) concurrent(k *benchmarks.Kernel) int {
 }
 
 // launch is the driver's view of launch k, kernel i of the run.
-func (h *suvHints) launch(i int, k *benchmarks.Kernel) *suvrt.Launch {
-	l := &suvrt.Launch{}
+func (h *suvHints) launch(i int, k *benchmarks.Kernel) *Launch {
+	l := &Launch{}
 	names := map[string]bool{}
 	name := map[int]string{}
 	for _, id := range k.Args {
@@ -47,7 +47,7 @@ func (h *suvHints) launch(i int, k *benchmarks.Kernel) *suvrt.Launch {
 		}
 		names[n], name[id] = true, n
 		l.IDs = append(l.IDs, id)
-		l.Objects = append(l.Objects, suv.Object{Name: n, Bytes: int64(o.Size)})
+		l.Objects = append(l.Objects, core.Object{Name: n, Bytes: int64(o.Size)})
 		l.First = append(l.First, o.FirstPage(h.page))
 	}
 	if h.oracle != nil {
@@ -72,8 +72,8 @@ func (h *suvHints) launch(i int, k *benchmarks.Kernel) *suvrt.Launch {
 // per-workgroup range times conc, unless wss is false (conc is more than
 // concurrent_fraction of the GPU's share of the grid), where SUV skips
 // the analysis and the object stays Density.
-func suvHint(name string, a benchmarks.Access, size int64, conc int, wss bool) suv.Hint {
-	h := suv.Hint{Object: name, Class: suvClass(a.Pattern), Iter: suv.Iteration{
+func suvHint(name string, a benchmarks.Access, size int64, conc int, wss bool) core.Hint {
+	h := core.Hint{Object: name, Class: suvClass(a.Pattern), Iter: core.Iteration{
 		Index: a.Loop.Index, Count: a.Loop.Count,
 		OffsetBytes: a.Loop.OffsetBytes, StrideBytes: a.Loop.StrideBytes, SpanBytes: a.Loop.SpanBytes,
 	}}
@@ -87,23 +87,21 @@ func suvHint(name string, a benchmarks.Access, size int64, conc int, wss bool) s
 }
 
 // suvClass is SUV's declared tag for an access pattern.
-func suvClass(p benchmarks.AccessPattern) suv.Class {
+func suvClass(p benchmarks.AccessPattern) core.Class {
 	switch p {
 	case benchmarks.HostLoop:
-		return suv.Iterative
+		return core.Iterative
 	case benchmarks.DataDependent:
-		return suv.Unknown
+		return core.Unknown
 	}
-	return suv.Density
+	return core.Density
 }
 
-// checkSUV refuses, before a run, a workload SUV cannot plan: one that
-// declares no accesses, or accesses of objects a launch does not pass
-// (hints checks them: benchmarks.CheckAccess over the set-up's kernels).
-func checkSUV(c Config, w benchmarks.Workload, hints func() error) error {
-	if c.UVM.Adaptive != uvm.AdaptiveSUV && c.UVM.Adaptive != uvm.AdaptiveSC {
-		return nil
-	}
+// checkWorkload refuses, before a run, a workload SUV cannot plan: one
+// that declares no accesses, or accesses of objects a launch does not
+// pass (access checks them: benchmarks.CheckAccess over the set-up's
+// kernels).
+func checkWorkload(name string, w benchmarks.Workload, access func() error) error {
 	if !benchmarks.DeclaresAccess(w) {
 		var ok []string
 		for _, n := range benchmarks.Names() {
@@ -111,33 +109,63 @@ func checkSUV(c Config, w benchmarks.Workload, hints func() error) error {
 				ok = append(ok, n)
 			}
 		}
-		return fmt.Errorf("uvm.adaptive=%s plans from the hints a workload declares, and %s declares none: workloads with SUV hints are %v", c.UVM.Adaptive, w.Info().Name, ok)
+		return fmt.Errorf("uvm.adaptive=%s plans from the hints a workload declares, and %s declares none: workloads with SUV hints are %v", name, w.Info().Name, ok)
 	}
-	return hints()
+	return access()
 }
 
-// SUVClasses are the classes Algorithm 1 acts on for each object of each
-// launch of the run o describes, from the hints the workload declares,
-// without simulating it: the objects SUV would treat as Temporal,
-// Iterative, Density or Unknown at that size. The figures' similar size
-// is where they are the classes at the paper's size.
-func SUVClasses(o Options) ([]map[string]suv.Class, error) {
-	u, err := o.setUp()
+// newHints is the host-side half of a run of w on gpus GPUs of page-byte
+// pages, under c: with the oracle's measured hints if oracle.
+func newHints(c core.Config, page uint64, gpus int, w uvm.Workload, oracle bool) (*suvHints, error) {
+	h := &suvHints{alloc: w.Alloc, page: page, gpus: gpus, cus: w.CUs, slots: w.SlotsPerCU, fraction: c.ConcurrentFraction}
+	if oracle {
+		var err error
+		if h.oracle, err = oracleHints(h, c, w.Kernels); err != nil {
+			return nil, fmt.Errorf("suv oracle: %w", err)
+		}
+	}
+	return h, nil
+}
+
+// Hints are what SUV-Host hands the driver before each launch of w on
+// gpus GPUs of page-byte pages under c (a Launch per kernel): the
+// objects the launch passes, and its hints, declared or, with
+// uvm.suv.hints=oracle, measured.
+func Hints(c uvm.Config, page units.Bytes, gpus int, w uvm.Workload) ([]*Launch, error) {
+	sc := Config.Of(c).ForPageSize(page)
+	return hints(sc, page, gpus, w, sc.Hints == core.HintsOracle)
+}
+
+func hints(sc core.Config, page units.Bytes, gpus int, w uvm.Workload, oracle bool) ([]*Launch, error) {
+	h, err := newHints(sc, uint64(page), gpus, w, oracle)
 	if err != nil {
 		return nil, err
 	}
-	c, kernels := u.o.Config, u.kernels
-	h := &suvHints{alloc: u.alloc, page: uint64(c.PageSize), gpus: c.GPUs, cus: c.GPU.CUs, slots: c.GPU.WavefrontsPerCU,
-		fraction: c.UVM.SUV.ConcurrentFraction}
-	sc := c.UVM.SUV.ForPageSize(c.PageSize)
-	out := make([]map[string]suv.Class, len(kernels))
-	for i := range kernels {
-		l := h.launch(i, &kernels[i])
-		plan, err := suv.PlanLaunch(sc, 0, l.Objects, l.Hints) // classes do not depend on the HBM
+	out := make([]*Launch, len(w.Kernels))
+	for i := range w.Kernels {
+		out[i] = h.launch(i, &w.Kernels[i])
+	}
+	return out, nil
+}
+
+// Classes are the classes Algorithm 1 acts on for each object of each
+// launch of workload w under c, from the hints the workload declares,
+// without simulating it: the objects SUV would treat as Temporal,
+// Iterative, Density or Unknown at that size. The figures' similar size
+// is where they are the classes at the paper's size.
+func Classes(c uvm.Config, page units.Bytes, gpus int, w uvm.Workload) ([]map[string]core.Class, error) {
+	sc := Config.Of(c).ForPageSize(page)
+	ls, err := hints(sc, page, gpus, w, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]core.Class, len(ls))
+	for i, l := range ls {
+		plan, err := core.PlanLaunch(sc, 0, l.Objects, l.Hints) // classes do not depend on the HBM
 		if err != nil {
-			return nil, fmt.Errorf("workload %s, launch %d: %w", u.o.Workload, i, err)
+			return nil, fmt.Errorf("launch %d: %w", i, err)
 		}
-		out[i] = make(map[string]suv.Class, len(plan.Placements))
+		out[i] = make(map[string]core.Class, len(plan.Placements))
 		for _, p := range plan.Placements {
 			out[i][p.Object] = p.Class
 		}

@@ -1,0 +1,169 @@
+// Package runtimes_test registers a runtime with config keys of its own
+// from outside uvm and platform, as a new runtime's package would, and
+// checks that the rest of mgpu treats its keys as its own: parsed, set,
+// validated, listed and written to results.
+package runtimes_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mgpu-sim/mgpu/platform"
+	"github.com/mgpu-sim/mgpu/units"
+	"github.com/mgpu-sim/mgpu/uvm"
+)
+
+// toyConfig is the runtime's section, uvm.toy.*.
+type toyConfig struct {
+	Every int `yaml:"every" doc:"veto the prefetch of every n-th page, 1..64 (toy: 2)"`
+}
+
+var toyName = "toy-veto"
+
+var toySection = uvm.RegisterSection(uvm.SectionSpec{Name: "toy", Field: "Toy", After: "adaptive", Order: 99,
+	Doc: "the toy runtime's parameters, used with uvm.adaptive=toy-veto."}, toyConfig{Every: 2})
+
+// toyVeto keeps the prefetcher off every n-th page.
+type toyVeto struct {
+	uvm.Stages
+	every  uint64
+	vetoed uint64
+}
+
+func (r *toyVeto) Prefetchable(_ int, p uint64) bool {
+	if p%r.every == 0 {
+		r.vetoed++
+		return false
+	}
+	return true
+}
+
+func (r *toyVeto) Report(m map[string]float64) { m["toy_vetoed"] = float64(r.vetoed) }
+
+func init() {
+	uvm.RegisterRuntime(uvm.KeyAdaptive, toyName, uvm.RuntimeSpec{
+		New: func(env uvm.RuntimeEnv) (uvm.Runtime, error) {
+			return &toyVeto{every: uint64(toySection.Of(env.Config).Every)}, nil
+		},
+		Requires: []uvm.Requirement{{Key: "uvm.prefetch.policy", Value: "tbn", Why: "vetoes prefetches"}},
+		Validate: func(c uvm.Config, _ units.Bytes) error {
+			if e := toySection.Of(c).Every; e < 1 || e > 64 {
+				return fmt.Errorf("uvm.toy.every = %d: must be 1..64", e)
+			}
+			return nil
+		},
+		Dependencies: []uvm.Dependency{{Keys: []string{"uvm.toy.*"}, On: uvm.SelectedIs(uvm.KeyAdaptive, toyName),
+			While: uvm.KeyAdaptive, Use: "uvm.adaptive=" + toyName}},
+	})
+}
+
+func set(t *testing.T, c *platform.Config, kvs ...string) {
+	t.Helper()
+	for _, kv := range kvs {
+		if err := c.Set(kv); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The key is listed (what 'mgpu list' and docs/config.md print) after
+// uvm.adaptive's sections, with its default and doc, and a config file
+// and --set reach it without changing the config they were applied to.
+func TestOwnedKeyIsListedAndParsed(t *testing.T) {
+	var found *platform.KeyInfo
+	keys := platform.Keys(platform.DefaultConfig())
+	for i, k := range keys {
+		if k.Key == "uvm.toy.every" {
+			found = &keys[i]
+		}
+	}
+	if found == nil || found.Value != "2" || !strings.Contains(found.Doc, "every n-th page") {
+		t.Fatalf("uvm.toy.every listed as %+v", found)
+	}
+	path := filepath.Join(t.TempDir(), "toy.yaml")
+	if err := os.WriteFile(path, []byte("uvm:\n  adaptive: toy-veto\n  toy:\n    every: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := platform.LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := c.Get("uvm.toy.every"); v != "3" || toySection.Of(c.UVM).Every != 3 {
+		t.Errorf("the file's uvm.toy.every read as %q", v)
+	}
+	d := c
+	set(t, &d, "uvm.toy.every=5")
+	if toySection.Of(c.UVM).Every != 3 || toySection.Of(d.UVM).Every != 5 {
+		t.Errorf("setting a copy: original %d, copy %d (want 3 and 5)", toySection.Of(c.UVM).Every, toySection.Of(d.UVM).Every)
+	}
+	if err := c.Set("uvm.toy.evry=4"); err == nil || !strings.Contains(err.Error(), `did you mean "uvm.toy.every"`) {
+		t.Errorf("a misspelt key: %v", err)
+	}
+	var b bytes.Buffer
+	if err := platform.WriteYAML(&b, d); err != nil || !strings.Contains(b.String(), "  toy:\n    every: 5") {
+		t.Errorf("WriteYAML: %v\n%s", err, b.String())
+	}
+}
+
+// Validation applies the runtime's rules: its own check while it is
+// selected, and its keys' dependency on it while it is not.
+func TestOwnedKeyIsValidated(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		want string // "" for valid
+	}{
+		{[]string{"uvm.adaptive=toy-veto", "uvm.prefetch.policy=tbn", "uvm.toy.every=4"}, ""},
+		{[]string{"uvm.adaptive=toy-veto", "uvm.prefetch.policy=tbn", "uvm.toy.every=0"}, "uvm.toy.every = 0: must be 1..64"},
+		{[]string{"uvm.adaptive=toy-veto", "uvm.toy.every=4"}, `uvm.adaptive = "toy-veto": vetoes prefetches: set uvm.prefetch.policy=tbn`},
+		{[]string{"uvm.toy.every=4"}, `uvm.toy.every = 4: has no effect while uvm.adaptive = "none"; set uvm.adaptive=toy-veto to use it`},
+	} {
+		c := platform.DefaultConfig()
+		set(t, &c, tc.sets...)
+		err := c.Validate()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%v: %v", tc.sets, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%v: got %v, want %q", tc.sets, err, tc.want)
+		}
+	}
+}
+
+// A run with the runtime selected reads its key, and the result's config
+// carries the section under its field, which reads back.
+func TestOwnedKeyReachesTheRunAndTheResult(t *testing.T) {
+	run := func(every string) *platform.Result {
+		c := platform.DefaultConfig()
+		c.GPUs = 1
+		set(t, &c, "uvm.adaptive=toy-veto", "uvm.prefetch.policy=tbn", "uvm.prefetch.threshold=1", "uvm.toy.every="+every)
+		r, err := platform.Run(platform.Options{Workload: "private", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	three, sixtyFour := run("3"), run("64")
+	if three.PolicyStats["toy_vetoed"] <= sixtyFour.PolicyStats["toy_vetoed"] || sixtyFour.PolicyStats["toy_vetoed"] == 0 {
+		t.Errorf("vetoed %v of every 3rd page, %v of every 64th: the runtime did not read its key",
+			three.PolicyStats["toy_vetoed"], sixtyFour.PolicyStats["toy_vetoed"])
+	}
+	var b bytes.Buffer
+	if err := three.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\"Toy\": {\n        \"Every\": 3\n") {
+		t.Errorf("the result's config has no Toy section with Every 3")
+	}
+	var back platform.Result
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if got := toySection.Of(back.Config.UVM); got.Every != 3 {
+		t.Errorf("the result's config reads back with %+v", got)
+	}
+}
