@@ -262,7 +262,8 @@ func joinKey(prefix, name string) string {
 	return prefix + "." + name
 }
 
-// leaf is one settable value with its dotted key.
+// leaf is one value with its dotted key (of a registered section: a copy,
+// which Set and the YAML loader write back through field.edit).
 type leaf struct {
 	key, doc string
 	v        reflect.Value
@@ -284,30 +285,27 @@ func leaves(v reflect.Value, prefix string, out []leaf) []leaf {
 // read it (a registered section's value is a copy).
 func lookupKey(v reflect.Value, key string) (reflect.Value, error) {
 	var leaf reflect.Value
-	err := walkKey(v, key, func(v reflect.Value, f field, _ func(reflect.Value) error) error {
-		leaf = f.value(v)
-		return nil
-	}, func(f field, v reflect.Value, next func(reflect.Value) error) error { return next(f.value(v)) })
+	err := walkKey(v, key, func(f field, v reflect.Value, inner func(reflect.Value) error) error {
+		return inner(f.value(v))
+	}, func(fv reflect.Value) error { leaf = fv; return nil })
 	return leaf, err
 }
 
 // editKey calls change on the leaf value of a dotted key in addressable
 // struct value v, writing a registered section's copy back.
 func editKey(v reflect.Value, key string, change func(reflect.Value) error) error {
-	edit := func(f field, v reflect.Value, next func(reflect.Value) error) error {
+	return walkKey(v, key, func(f field, v reflect.Value, inner func(reflect.Value) error) error {
 		var err error
-		f.edit(v, func(fv reflect.Value) { err = next(fv) })
+		f.edit(v, func(fv reflect.Value) { err = inner(fv) })
 		return err
-	}
-	return walkKey(v, key, func(v reflect.Value, f field, _ func(reflect.Value) error) error {
-		return edit(f, v, change)
-	}, edit)
+	}, change)
 }
 
-// walkKey finds a dotted key's field level by level: descend enters a
-// section's value and leaf acts on the key's own field.
-func walkKey(v reflect.Value, key string, leaf func(v reflect.Value, f field, _ func(reflect.Value) error) error,
-	descend func(f field, v reflect.Value, next func(reflect.Value) error) error) error {
+// walkKey resolves a dotted key in v level by level. enter hands each
+// level's field value to inner (the next level, or act at the key's own
+// field), so that the caller chooses to read the values or edit them.
+func walkKey(v reflect.Value, key string, enter func(f field, v reflect.Value, inner func(reflect.Value) error) error,
+	act func(reflect.Value) error) error {
 	parts := strings.Split(key, ".")
 	var walk func(v reflect.Value, i int) error
 	walk = func(v reflect.Value, i int) error {
@@ -323,9 +321,9 @@ func walkKey(v reflect.Value, key string, leaf func(v reflect.Value, f field, _ 
 			return fmt.Errorf("config key %q is a group, not a value; set one of its keys: %s", key, strings.Join(subs, ", "))
 		}
 		if i == len(parts)-1 {
-			return leaf(v, f, nil)
+			return enter(f, v, act)
 		}
-		return descend(f, v, func(fv reflect.Value) error { return walk(fv, i+1) })
+		return enter(f, v, func(fv reflect.Value) error { return walk(fv, i+1) })
 	}
 	return walk(v, 0)
 }

@@ -166,20 +166,39 @@ func (b Builder) BuildService() (*Service, error) {
 	s := &Service{
 		cfg: b.cfg, gpus: gpus, table: NewPageTable(b.pages), mapped: make([]uint64, b.pages), tracer: untraced{},
 		objectOf: b.objectOf, objects: b.objects, counters: counters, pageSize: b.pageSize, base: b.base,
-		build: uvmproto.MakeBuilder().WithPageSize(b.pageSize), moves: b.moves,
+		build: uvmproto.MakeBuilder().WithPageSize(b.pageSize),
 	}
 	if b.cfg.HostThreads < 0 {
 		return nil, fmt.Errorf("uvm.Builder: %d host threads: must be >= 0", b.cfg.HostThreads)
 	}
 	s.threads = make([]sim.VTimeInSec, b.cfg.HostThreads)
+	s.thrash, s.faultThrash = offThrashing{}, offThrashing{}
+	if b.moves != nil {
+		s.copied = append(s.copied, func(t Transfer, now sim.VTimeInSec) {
+			if !t.Replica && t.From != Host && t.To != Host {
+				b.moves.Moved(t.Page, t.From, t.To, now)
+			}
+		})
+	}
 	if b.cfg.Thrashing {
-		s.thrash = newThrashing(b.cfg, b.pages)
+		t := newThrashing(b.cfg, b.pages)
+		s.thrash = t
+		if b.cfg.ThrashingFaults {
+			s.faultThrash = t
+		}
+		s.copied = append(s.copied, func(tr Transfer, now sim.VTimeInSec) {
+			if !tr.Replica {
+				t.moved(tr.Page, now)
+			}
+		})
 	}
 	pf := b.cfg.Prefetch.ForPageSize(units.Bytes(b.pageSize))
 	if err := pf.Validate(); err != nil {
 		return nil, err
 	}
+	s.prefetchStage = func(int, [][]uvmproto.Inval) {}
 	if pf.Policy != prefetch.Off && b.pages > 0 {
+		s.prefetchStage = s.prefetch
 		s.trees = make([]*prefetch.Tree, gpus)
 		for g := range s.trees {
 			t, err := prefetch.New(pf, b.pages)
@@ -252,6 +271,12 @@ func (b Builder) BuildService() (*Service, error) {
 		}
 	}
 	s.policy = p
+	s.composeEviction()
+	s.core = s
+	if s.hw != nil {
+		s.core = s.hw
+		s.reporters = append(s.reporters, s.hwReport)
+	}
 	return s, nil
 }
 
@@ -281,4 +306,20 @@ func (b Builder) Build(name string) (*Driver, error) {
 	d.out = out
 	svc.tracer = driverTasks{d}
 	return d, nil
+}
+
+// composeEviction chooses the eviction stage: the runtimes' room-making
+// (SUV's pools) and the eviction policy's victims, either, or none.
+func (s *Service) composeEviction() {
+	switch {
+	case s.evictor != nil:
+		s.evictStage = func(invals [][]uvmproto.Inval) {
+			s.makeRoom(invals)
+			s.evict(invals)
+		}
+	case slices.ContainsFunc(s.rts, Runtime.Evicts):
+		s.evictStage = s.makeRoom
+	default:
+		s.evictStage = func([][]uvmproto.Inval) {}
+	}
 }

@@ -116,7 +116,7 @@ type pageGeometry interface {
 }
 
 // SetChecker turns on the coherence checking mode.
-func (d *Driver) SetChecker(c *Checker) { d.svc.check = c }
+func (d *Driver) SetChecker(c *Checker) { d.svc.setChecker(c) }
 
 // Observe passes a kernel launch, an allocation or a free to the policy.
 func (d *Driver) Observe(e pagepolicy.Event) error {

@@ -41,7 +41,6 @@ type Service struct {
 	check    *Checker
 	counters []*stats.Counters
 	build    uvmproto.Builder
-	moves    MoveObserver
 
 	queue       []pendingBatch
 	cur         *batch
@@ -55,8 +54,23 @@ type Service struct {
 	threads []sim.VTimeInSec
 	// unserviced skips the host's fault service (the ideal bound).
 	unserviced bool
-	// thrash, when set, ignores notifications for thrashing pages.
-	thrash *thrashing
+	// thrash is the thrashing control over counter notifications, and
+	// faultThrash over faults (uvm.thrashing_faults); offThrashing when
+	// off. Like the stages below, they are chosen when the Service is
+	// built, so that a batch asks no question about what is on.
+	thrash, faultThrash thrashControl
+	// prefetchStage brings g's prefetcher's pages with a fault batch
+	// (none with prefetching off); evictStage brings every GPU within
+	// its capacity (none when nothing evicts).
+	prefetchStage func(g int, invals [][]uvmproto.Inval)
+	evictStage    func(invals [][]uvmproto.Inval)
+	// copied hear of every page copy as it is issued: the coherence
+	// checker, the move observer, thrashing control.
+	copied []func(t Transfer, now sim.VTimeInSec)
+	// core is the fault handling the config names, and reporters add the
+	// counts of parts beyond the runtimes (UVMMU's units).
+	core      Core
+	reporters []func(map[string]float64)
 
 	capacity int
 	evictor  eviction.Policy
@@ -76,8 +90,8 @@ type Service struct {
 	// reported by the next Tick.
 	stepErr error
 
-	// hw handles every fault in hardware (UVMMU) instead of batches; hwErr
-	// is its first error.
+	// hw handles every fault in hardware (UVMMU) instead of batches (the
+	// core then); hwErr is its first error.
 	hw    *hardware
 	hwErr error
 
@@ -91,20 +105,29 @@ type pendingBatch struct {
 	// reaches the head of the queue).
 	readyAt       sim.VTimeInSec
 	gpu           int
-	counter       bool
+	kind          batchKind
 	faults        []uvmproto.FaultEntry
 	pages         []uint64 // counter batch
 	notifications int
-	// place is a launch's placement (gpu -1), for the runtimes that place
-	// (Placer): a driver call of its own, with no faults.
-	place *Launch
+	launch        Launch // placement batch
 }
 
+// batchKind is what a batch serves.
+type batchKind uint8
+
+const (
+	faultBatch   batchKind = iota
+	counterBatch           // access-counter notifications
+	// placementBatch is a launch's placement (gpu -1), for the runtimes
+	// that place (Placer): a driver call of its own, with no faults.
+	placementBatch
+)
+
 func (p pendingBatch) size() int {
-	if p.place != nil {
+	switch p.kind {
+	case placementBatch:
 		return 0
-	}
-	if p.counter {
+	case counterBatch:
 		return len(p.pages)
 	}
 	return len(p.faults)
@@ -193,14 +216,16 @@ type Core interface {
 	Report() map[string]float64
 }
 
+// setChecker turns on the coherence checking mode: the checker hears of
+// every page copy.
+func (s *Service) setChecker(c *Checker) {
+	s.check = c
+	s.copied = append(s.copied, func(t Transfer, _ sim.VTimeInSec) { c.Copied(t.From, t.To, t.Page) })
+}
+
 // Core is the fault handling the config names: the Service's batches, or
 // UVMMU's hardware path over the Service's table and counters.
-func (s *Service) Core() Core {
-	if s.hw != nil {
-		return s.hw
-	}
-	return s
-}
+func (s *Service) Core() Core { return s.core }
 
 // Receive takes one message from a GMMU into the batch pipeline.
 func (s *Service) Receive(now sim.VTimeInSec, msg sim.Msg) error {
@@ -211,7 +236,7 @@ func (s *Service) Receive(now sim.VTimeInSec, msg sim.Msg) error {
 	case *uvmproto.FaultBatchMsg:
 		s.enqueue(now, pendingBatch{gpu: m.GPU, faults: m.Faults})
 	case *uvmproto.CounterBatchMsg:
-		s.enqueue(now, pendingBatch{gpu: m.GPU, counter: true, pages: m.Pages, notifications: m.Notifications})
+		s.enqueue(now, pendingBatch{gpu: m.GPU, kind: counterBatch, pages: m.Pages, notifications: m.Notifications})
 	case *uvmproto.InvalidateAckMsg:
 		if s.cur == nil || s.cur.phase != phaseAcks || m.Batch != s.cur.id {
 			return fmt.Errorf("uvm: shootdown acknowledgement for batch %d from GPU %d while no shootdown of it is pending", m.Batch, m.GPU)
@@ -329,7 +354,7 @@ func (s *Service) startBatch(now sim.VTimeInSec) {
 	s.nextBatchID++
 	s.cur = &batch{pendingBatch: p, id: s.nextBatchID,
 		maps: make([][]uvmproto.Mapping, s.gpus), resolved: make([][]uvmproto.Resolution, s.gpus)}
-	if !p.counter && p.place == nil {
+	if p.kind == faultBatch {
 		s.counters[p.gpu].FaultBatches++
 	}
 	s.traceBatchStart(s.cur)
@@ -389,14 +414,14 @@ func (s *Service) service(now sim.VTimeInSec) {
 	g := b.gpu
 	invals := make([][]uvmproto.Inval, s.gpus)
 	lookup := 0.0
-	if b.place != nil {
+	if b.kind == placementBatch {
 		for _, r := range s.rts {
 			if p, ok := r.(Placer); ok {
-				s.failStep(p.Place(*b.place, invals))
+				s.failStep(p.Place(b.launch, invals))
 			}
 		}
 	}
-	if b.counter {
+	if b.kind == counterBatch {
 		s.counters[g].ACNotifications += uint64(b.notifications)
 		s.counterBatch(g, b.pages, now, invals)
 	}
@@ -409,8 +434,7 @@ func (s *Service) service(now sim.VTimeInSec) {
 			Object: s.objectOf(f.Ptr), Ptr: f.Ptr, TimeNs: float64(now) * 1e9}
 		pg := s.table.Page(f.Page)
 		dec := s.policy.Decide(fault, pg)
-		if dec.Action == pagepolicy.Migrate && s.cfg.ThrashingFaults && s.thrash != nil &&
-			pg.Owner != Host && s.thrash.skip(f.Page, now) {
+		if dec.Action == pagepolicy.Migrate && pg.Owner != Host && s.faultThrash.skip(f.Page, now) {
 			dec.Action = pagepolicy.MapRemote // pinned where it is (the driver's PIN)
 		}
 		for _, u := range dec.Updates { // the policy's predictions: only the driver writes the table
@@ -428,17 +452,17 @@ func (s *Service) service(now sim.VTimeInSec) {
 		}
 		s.collect(g, plan, s.count(g, plan, wasHost), invals)
 	}
-	if s.trees != nil && !b.counter && b.place == nil {
-		s.prefetch(g, invals)
+	if b.kind == faultBatch {
+		s.prefetchStage(g, invals)
 	}
 	for _, r := range s.rts {
-		r.Decided(g, b.counter, b.prefetched, invals)
+		r.Decided(g, b.kind == counterBatch, b.prefetched, invals)
 	}
-	s.evict(invals)
+	s.evictStage(invals)
 	for _, r := range s.rts {
 		r.Evicted(invals)
 	}
-	if !b.counter && b.place == nil {
+	if b.kind == faultBatch {
 		for _, r := range s.rts {
 			s.failStep(r.FaultBatchDone(g, b.faults, now))
 		}
@@ -465,13 +489,9 @@ func (s *Service) service(now sim.VTimeInSec) {
 	s.sendInvalidations(now, invals)
 }
 
-// evict brings every GPU the batch filled beyond its capacity back within
-// it. The victims' shootdowns and copy-backs join the batch's waves, so the
-// faulting GPU waits for them, as it waits for the driver to free memory.
-func (s *Service) evict(invals [][]uvmproto.Inval) {
-	if s.evictor == nil && !slices.ContainsFunc(s.rts, Runtime.Evicts) {
-		return
-	}
+// makeRoom pins the batch's pages, so that no eviction takes them, and
+// lets the runtimes that evict make room first.
+func (s *Service) makeRoom(invals [][]uvmproto.Inval) {
 	b := s.cur
 	for _, f := range b.faults {
 		s.pinned[f.Page] = b.id
@@ -485,11 +505,16 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 	pinned := func(p uint64) bool { return s.pinned[p] == b.id }
 	n := len(b.faults) + len(b.pages) + len(b.prefetched)
 	for _, r := range s.rts {
-		s.failStep(r.MakeRoom(pinned, b.place != nil, n, invals))
+		s.failStep(r.MakeRoom(pinned, b.kind == placementBatch, n, invals))
 	}
-	if s.evictor == nil {
-		return
-	}
+}
+
+// evict brings every GPU the batch filled beyond its capacity back within
+// it. The victims' shootdowns and copy-backs join the batch's waves, so the
+// faulting GPU waits for them, as it waits for the driver to free memory.
+func (s *Service) evict(invals [][]uvmproto.Inval) {
+	b := s.cur
+	pinned := func(p uint64) bool { return s.pinned[p] == b.id }
 	plan := &s.scratch
 	for h := 0; h < s.gpus; h++ {
 		over := s.table.Used(h) - s.capacity
@@ -577,8 +602,8 @@ func (s *Service) Report() map[string]float64 {
 	for _, r := range s.rts {
 		r.Report(m)
 	}
-	if s.hw != nil {
-		s.hwReport(m)
+	for _, r := range s.reporters {
+		r(m)
 	}
 	return m
 }
@@ -614,7 +639,7 @@ func (s *Service) counterBatch(g int, pages []uint64, now sim.VTimeInSec, invals
 		}
 	}
 	for _, p := range pages {
-		if s.thrash != nil && s.thrash.skip(p, now) {
+		if s.thrash.skip(p, now) {
 			s.counters[g].ACThrottled++
 			continue
 		}
@@ -669,7 +694,7 @@ func (s *Service) Place(now sim.VTimeInSec, l Launch) error {
 	if !s.Places() {
 		return fmt.Errorf("uvm: a launch placement, but no runtime places")
 	}
-	s.enqueue(now, pendingBatch{gpu: -1, place: &l})
+	s.enqueue(now, pendingBatch{gpu: -1, kind: placementBatch, launch: l})
 	return nil
 }
 
@@ -770,15 +795,9 @@ func (s *Service) startTransfers(now sim.VTimeInSec) {
 			order = append(order, k)
 		}
 		groups[k] = append(groups[k], t.Page)
-		if s.check != nil {
-			s.check.Copied(t.From, t.To, t.Page)
-		}
 		s.countTransfer(t)
-		if s.moves != nil && !t.Replica && t.From != Host && t.To != Host {
-			s.moves.Moved(t.Page, t.From, t.To, now)
-		}
-		if s.thrash != nil && !t.Replica {
-			s.thrash.moved(t.Page, now)
+		for _, f := range s.copied {
+			f(t, now)
 		}
 	}
 	for _, k := range order {
@@ -814,13 +833,13 @@ func (s *Service) finish(now sim.VTimeInSec) {
 	for g, entries := range b.maps {
 		end := g == b.gpu
 		switch {
-		case end && b.counter:
+		case end && b.kind == counterBatch:
 			s.send(g, s.build.CounterReply(entries, b.resolved[g]))
 		case end || len(entries) > 0:
 			s.send(g, s.build.Map(entries, b.resolved[g], end))
 		}
 	}
-	if b.place != nil {
+	if b.kind == placementBatch {
 		s.ready.Placed = true
 	}
 	s.traceBatchEnd(b)

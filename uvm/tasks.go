@@ -67,9 +67,9 @@ func (s *Service) traceBatchStart(b *batch) {
 	}
 	kind := "fault_batch"
 	switch {
-	case b.place != nil:
+	case b.kind == placementBatch:
 		kind = "placement"
-	case b.counter:
+	case b.kind == counterBatch:
 		kind = "counter_batch"
 	}
 	b.traced = true

@@ -26,6 +26,19 @@ type thrashing struct {
 	pinnedTo  []sim.VTimeInSec // pinned until
 }
 
+// thrashControl is thrashing detection as the Service uses it: told of
+// every migration, asked whether to let a page move.
+type thrashControl interface {
+	moved(p uint64, now sim.VTimeInSec)
+	skip(p uint64, now sim.VTimeInSec) bool
+}
+
+// offThrashing is thrashing control switched off: every page may move.
+type offThrashing struct{}
+
+func (offThrashing) moved(uint64, sim.VTimeInSec)     {}
+func (offThrashing) skip(uint64, sim.VTimeInSec) bool { return false }
+
 func newThrashing(c Config, pages uint64) *thrashing {
 	lapse := sim.VTimeInSec(c.ThrashingLapseNs * 1e-9)
 	return &thrashing{
