@@ -225,7 +225,7 @@ func (b *FaultBuffer) Unanswered() []string {
 		}
 		line := fmt.Sprintf("%d far faults unanswered (%s)", len(pages), PageList(pages))
 		if b.inFlight {
-			line += "; the driver never ended the fault batch in flight (a driver that handles faults in hardware ends none: build the GMMU WithConcurrentFaults(true))"
+			line += "; the driver never ended the fault batch in flight"
 		}
 		out = append(out, line)
 	}
