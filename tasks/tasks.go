@@ -69,5 +69,5 @@ func Refused(h sim.Hook) error {
 	if t == nil || t.PkgPath() != akitaTracing {
 		return nil
 	}
-	return fmt.Errorf("Akita's tracing.CollectTrace attached a hook that hears only Akita's task positions, which mgpu's components do not raise (they raise tasks.Task at tasks.HookPosStart and HookPosEnd), so it would record no task: attach a hook that hands each tasks.Task to the tracer instead (examples/embedding/tracing.go shows one)")
+	return fmt.Errorf("a hook of Akita's tracing.CollectTrace was attached; it hears only Akita's task positions, which mgpu's components do not raise (they raise tasks.Task at tasks.HookPosStart and HookPosEnd), so it would record no task: attach a hook that hands each tasks.Task to the tracer instead (examples/embedding/tracing.go shows one)")
 }
