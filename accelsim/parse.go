@@ -2,6 +2,7 @@ package accelsim
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math/bits"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mgpu-sim/mgpu/trace"
+	"github.com/ulikunitz/xz"
 )
 
 // Error is a line of the trace that cannot be read.
@@ -62,6 +64,8 @@ func readList(path string) (*list, error) {
 			}
 			c.line = l.lines
 			l.copies = append(l.copies, c)
+		case strings.HasPrefix(line, "kernel") && strings.HasSuffix(line, ".trace"):
+			return nil, &Error{path, l.lines, fmt.Sprintf("%s is the tracer's raw output: %s", line, rawHint)}
 		case strings.HasPrefix(line, "kernel"):
 			l.kernels = append(l.kernels, listedKernel{filepath.Join(dir, line), l.lines})
 		case strings.HasPrefix(line, "MemcpyDtoH"):
@@ -79,6 +83,9 @@ func readList(path string) (*list, error) {
 	return l, nil
 }
 
+// rawHint names the step between the tracer and a conversion.
+const rawHint = "run the tracer's post-processing first (util/tracer_nvbit/tracer_tool/traces-processing/post-traces-processing DIR/kernelslist) and give --accelsim the kernelslist.g it writes, beside its kernel-N.traceg files"
+
 // parseCopy reads "MemcpyHtoD,<address>,<bytes>"; the message says what
 // is wrong with it, "" when nothing is.
 func parseCopy(line string) (object, string) {
@@ -94,18 +101,24 @@ func parseCopy(line string) (object, string) {
 	if a >= addrLimit || b > addrLimit-a {
 		return object{}, fmt.Sprintf("MemcpyHtoD of %d bytes at %#x: the copy must end at or below %#x, the top of the address space the conversion models", b, a, uint64(addrLimit))
 	}
-	return object{span: span{a, a + b}, copied: true}, ""
+	return object{span: span{a, a + b}, origin: fromCopy}, ""
 }
 
-// kernelFile is one kernel-N.traceg: its header, and what a first pass
-// found in it.
+// kernelFile is one kernel-N.traceg (or .traceg.xz): its header, and
+// what a first pass found in it.
 type kernelFile struct {
 	path        string
 	name        string
 	grid, block [3]int
 	version     int
 	blocks      int
-	// runs are the chunks its global memory instructions touch;
+	// lineinfo: each instruction starts with its source line (the
+	// tracer's -enable lineinfo).
+	lineinfo bool
+	// shmem and local are the header's generic-address windows' bases:
+	// how a generic LD or ST is told from a global one.
+	shmem, local uint64
+	// runs are the pages its global memory instructions touch;
 	// memInsts counts those instructions.
 	runs     runs
 	memInsts int
@@ -119,7 +132,7 @@ type kernelFile struct {
 }
 
 // scan reads a kernel trace once: its header, its thread blocks, the
-// chunks its global memory instructions touch; global is told of each of
+// pages its global memory instructions touch; global is told of each of
 // their addresses.
 func scan(path string, global func(a uint64)) (*kernelFile, error) {
 	k := &kernelFile{path: path}
@@ -127,22 +140,22 @@ func scan(path string, global func(a uint64)) (*kernelFile, error) {
 		return nil, err
 	}
 	defer k.close()
-	chunks := map[uint64]bool{}
+	pages := map[uint64]bool{}
 	insts := 0
 	for {
 		more, err := k.nextBlock(func(_ int, in *parsed) {
 			insts++
-			if !in.global || len(chunks) > maxChunks {
+			if !in.global || len(pages) > maxPages {
 				return
 			}
 			k.memInsts++
 			for _, a := range in.addrs {
-				chunks[a/chunk] = true
+				pages[a/page] = true
 				global(a)
 			}
 		})
-		if err == nil && len(chunks) > maxChunks {
-			err = &Error{path, k.line, fmt.Sprintf("the kernel touches more than %d chunks of 64 KB, the most a conversion holds (512 GB, the most mgpu simulates)", maxChunks)}
+		if err == nil && len(pages) > maxPages {
+			err = &Error{path, k.line, fmt.Sprintf("the kernel touches more than %d pages of 4 KB, the most a conversion holds", maxPages)}
 		}
 		if err != nil {
 			return nil, err
@@ -150,25 +163,48 @@ func scan(path string, global func(a uint64)) (*kernelFile, error) {
 		if !more {
 			break
 		}
-		k.blocks++
+		if k.blocks++; k.blocks > k.gridBlocks() {
+			return nil, &Error{path, k.line, fmt.Sprintf("more thread blocks than the grid (%d,%d,%d) has", k.grid[0], k.grid[1], k.grid[2])}
+		}
 	}
-	if want := k.grid[0] * k.grid[1] * k.grid[2]; k.blocks != want {
-		return nil, &Error{path, k.line, fmt.Sprintf("%d thread blocks, the grid (%d,%d,%d) has %d: the trace is truncated", k.blocks, k.grid[0], k.grid[1], k.grid[2], want)}
+	if k.blocks == 0 {
+		return nil, &Error{path, k.line, fmt.Sprintf("no thread block (#BEGIN_TB ... #END_TB): the grid (%d,%d,%d) has %d; %s", k.grid[0], k.grid[1], k.grid[2], k.gridBlocks(), truncatedOrRaw)}
 	}
 	if insts == 0 {
 		return nil, &Error{path, k.line, fmt.Sprintf("no instruction in its %d thread blocks: an empty kernel", k.blocks)}
 	}
-	k.runs = runsOf(chunks)
+	k.runs = runsOf(pages)
 	return k, nil
 }
 
-// open opens the file and reads its header, up to the first '#' line.
+// truncatedOrRaw says what a kernel file without thread blocks may be.
+const truncatedOrRaw = "the file is truncated, or is the tracer's raw output (" + rawHint + ")"
+
+// gridBlocks is the number of thread blocks the launch had. A file may
+// hold fewer: post-processing leaves out the blocks that ran nothing.
+func (k *kernelFile) gridBlocks() int { return k.grid[0] * k.grid[1] * k.grid[2] }
+
+// xzMagic starts an xz stream: the tracer compresses its kernel files so.
+var xzMagic = []byte{0xfd, '7', 'z', 'X', 'Z', 0}
+
+// open opens the file, decompressing an xz one, and reads its header, up
+// to the first '#' line.
 func (k *kernelFile) open() error {
 	f, err := openFile(k.path)
 	if err != nil {
 		return err
 	}
-	k.f, k.r, k.line = f, bufio.NewScanner(f), 0
+	br := bufio.NewReader(f)
+	var in io.Reader = br
+	if magic, _ := br.Peek(len(xzMagic)); bytes.Equal(magic, xzMagic) {
+		x, err := xz.NewReader(br)
+		if err != nil {
+			f.Close()
+			return &Error{k.path, 1, fmt.Sprintf("an xz file that cannot be read (%v): check it with 'xz -t %s'", err, k.path)}
+		}
+		in = x
+	}
+	k.f, k.r, k.line = f, bufio.NewScanner(in), 0
 	k.r.Buffer(make([]byte, 1<<16), 1<<22)
 	if err := k.header(); err != nil {
 		k.close()
@@ -188,6 +224,9 @@ func (k *kernelFile) header() error {
 		}
 		key, val, ok := strings.Cut(strings.TrimPrefix(l, "-"), "=")
 		if !ok {
+			if l != "" {
+				return &Error{k.path, k.line, fmt.Sprintf("%q in the header, before any '#' line: want '-key = value' lines; %s", l, truncatedOrRaw)}
+			}
 			continue
 		}
 		var err error
@@ -203,6 +242,14 @@ func (k *kernelFile) header() error {
 			blockLine = k.line
 		case "accelsim tracer version":
 			k.version, err = strconv.Atoi(val)
+		case "enable lineinfo":
+			var n int
+			n, err = strconv.Atoi(val)
+			k.lineinfo = n != 0
+		case "shmem base_addr":
+			k.shmem, err = strconv.ParseUint(strings.TrimPrefix(val, "0x"), 16, 64)
+		case "local mem base_addr":
+			k.local, err = strconv.ParseUint(strings.TrimPrefix(val, "0x"), 16, 64)
 		}
 		if err != nil {
 			return &Error{k.path, k.line, fmt.Sprintf("bad %s: %q", key, val)}
@@ -213,7 +260,7 @@ func (k *kernelFile) header() error {
 	}
 	end := max(k.line, 1) // the header's last line, or an empty file's first
 	if gridLine == 0 || blockLine == 0 {
-		return &Error{k.path, end, "no grid dim or block dim in the header"}
+		return &Error{k.path, end, "no grid dim or block dim in the header: " + truncatedOrRaw}
 	}
 	if k.version < 3 {
 		return &Error{k.path, end, fmt.Sprintf("accelsim tracer version %d: this converter reads version 3 and later (the tracer since Accel-Sim 1.1)", k.version)}
@@ -249,8 +296,8 @@ func (k *kernelFile) warps() int { return (k.block[0]*k.block[1]*k.block[2] + Wa
 
 // parsed is one instruction line.
 type parsed struct {
-	global, write, generic bool
-	addrs                  []uint64
+	global, write bool
+	addrs         []uint64
 }
 
 // nextBlock reads the next thread block, calling fn on each instruction
@@ -275,20 +322,20 @@ func (k *kernelFile) nextBlock(fn func(warp int, in *parsed)) (bool, error) {
 			}
 			return true, nil
 		case !started:
-			return false, &Error{k.path, k.line, "instruction outside a thread block"}
-		case strings.HasPrefix(l, "thread block"), strings.HasPrefix(l, "insts"):
+			return false, &Error{k.path, k.line, "instruction outside a thread block (#BEGIN_TB ... #END_TB): " + truncatedOrRaw}
+		case blockHeader(l):
 		case strings.HasPrefix(l, "warp"):
 			if _, err := fmt.Sscanf(l, "warp = %d", &warp); err != nil || warp < 0 || warp >= k.warps() {
 				return false, &Error{k.path, k.line, fmt.Sprintf("bad warp %q: a block of %d threads has warps 0 to %d", l, k.block[0]*k.block[1]*k.block[2], k.warps()-1)}
 			}
 		default:
 			if warp < 0 {
-				return false, &Error{k.path, k.line, "instruction before 'warp ='"}
+				return false, &Error{k.path, k.line, fmt.Sprintf("instruction %q before 'warp =': want the block's 'thread block', 'cluster ...', 'warp =' and 'insts =' lines, then instructions", l)}
 			}
 			if insts++; insts > blockInsts {
 				return false, &Error{k.path, k.line, fmt.Sprintf("a thread block of more than %d instructions, the most a conversion holds at once", blockInsts)}
 			}
-			if err := parseInst(l, in); err != nil {
+			if err := k.parseInst(l, in); err != nil {
 				return false, &Error{k.path, k.line, err.Error()}
 			}
 			fn(warp, in)
@@ -301,6 +348,18 @@ func (k *kernelFile) nextBlock(fn func(warp int, in *parsed)) (bool, error) {
 		return false, &Error{k.path, k.line, "the file ends inside a thread block: truncated"}
 	}
 	return false, nil
+}
+
+// blockHeader tells a thread block's header lines other than 'warp =':
+// its index, its instruction counts, and the cluster lines (id, cta,
+// rank) that post-processing writes for Hopper's thread block clusters.
+func blockHeader(l string) bool {
+	for _, p := range []string{"thread block", "insts", "cluster id", "cluster cta", "cluster rank", "cluster dim"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // fields is an instruction line's fields and a cursor over them.
@@ -320,7 +379,7 @@ func (r *fields) next(what string) (string, error) {
 }
 
 // count is the next field as a count of at most the fields left
-// (destinations, sources), or any integer if open.
+// (destinations, sources, addresses), or any integer if open.
 func (r *fields) count(what string, open bool) (int, error) {
 	s, err := r.next(what)
 	if err != nil {
@@ -358,18 +417,24 @@ func (r *fields) dec() (int64, error) {
 	return v, nil
 }
 
-// parseInst reads "PC mask ndst [dst...] opcode nsrc [src...] width
-// [mode addresses]" (tracer version 3).
-func parseInst(l string, in *parsed) error {
-	r := &fields{line: l, f: strings.Fields(l), p: 2}
-	in.global, in.write, in.generic, in.addrs = false, false, false, in.addrs[:0]
-	if len(r.f) < 5 {
+// parseInst reads "[line] PC mask ndst [dst...] opcode nsrc [src...]
+// [commit] width [mode addresses] [immediate ...]": the source line with
+// lineinfo, a GMMA's commit-group flag, and what follows the addresses
+// (tracer version 5's immediate) as the tracer writes them.
+func (k *kernelFile) parseInst(l string, in *parsed) error {
+	r := &fields{line: l, f: strings.Fields(l)}
+	in.global, in.write, in.addrs = false, false, in.addrs[:0]
+	if k.lineinfo {
+		r.p++
+	}
+	if len(r.f) < r.p+5 {
 		return fmt.Errorf("instruction %q: too few fields", l)
 	}
-	mask, err := strconv.ParseUint(r.f[1], 16, 32)
+	mask, err := strconv.ParseUint(r.f[r.p+1], 16, 32)
 	if err != nil {
-		return fmt.Errorf("bad mask %q", r.f[1])
+		return fmt.Errorf("bad mask %q", r.f[r.p+1])
 	}
+	r.p += 2
 	nd, err := r.count("destination count", false)
 	if err != nil {
 		return err
@@ -384,28 +449,96 @@ func parseInst(l string, in *parsed) error {
 		return err
 	}
 	r.p += ns
+	if strings.Contains(op, "GMMA") {
+		if _, err := r.count("GMMA commit flag", true); err != nil {
+			return err
+		}
+	}
 	if width, err := r.count("memory width", true); err != nil || width == 0 {
 		return err
 	}
-	base, _, _ := strings.Cut(op, ".")
-	switch base {
-	case "LDG", "STG", "ATOM", "ATOMG", "RED":
-		in.global = true
-	case "LD", "ST":
-		in.generic = true
-	default:
-		return nil // shared, local, constant, texture: compute here
+	c := classify(op)
+	if c.tma {
+		return tmaAddresses(r, mask, c, in)
 	}
-	in.write = base == "STG" || base == "ST" || base == "ATOM" || base == "ATOMG" || base == "RED"
 	mode, err := r.count("address mode", true)
 	if err != nil {
 		return err
 	}
-	return addresses(r, mask, mode, in)
+	if err := addresses(r, mask, mode, in); err != nil {
+		return err
+	}
+	if c.generic {
+		c.global = k.genericIsGlobal(in.addrs)
+	}
+	in.global, in.write = c.global, c.write
+	return checkGlobal(in)
+}
+
+// class is what an opcode does to memory, as Accel-Sim's trace-driven
+// model (trace_driven.cc) reads it.
+type class struct {
+	global, write, generic, tma bool
+}
+
+// classify classes an opcode: LDG, and LDGSTS (memcpy_async: a global
+// load into shared memory), load; STG stores; ATOM, ATOMG and RED are
+// global read-modify-writes, which write; LD and ST are generic (the
+// header's windows tell); the TMA bulk copies (UTMALDG, UTMASTG,
+// UTMAREDG, UBLKCP, UBLKRED) move global memory, UBLKCP by its direction
+// (.S.G loads, .G.S stores) and the prefetches (UTMAPF, UBLKPF) nothing.
+// Everything else (shared, local, constant, texture) is compute here.
+func classify(op string) class {
+	base, _, _ := strings.Cut(op, ".")
+	switch base {
+	case "LDG", "LDGSTS":
+		return class{global: true}
+	case "STG", "ATOM", "ATOMG", "RED":
+		return class{global: true, write: true}
+	case "LD":
+		return class{generic: true}
+	case "ST":
+		return class{generic: true, write: true}
+	case "UTMALDG":
+		return class{tma: true, global: true}
+	case "UTMASTG", "UTMAREDG", "UBLKRED":
+		return class{tma: true, global: true, write: true}
+	case "UBLKCP":
+		load, store := strings.Contains(op, ".S.G"), strings.Contains(op, ".G.S")
+		return class{tma: true, global: load || store, write: store}
+	case "UTMAPF", "UBLKPF":
+		return class{tma: true}
+	}
+	return class{}
+}
+
+// localWindow is the size of a thread's local-memory window past the
+// header's local base that Accel-Sim counts as local (its
+// LOCAL_MEM_SIZE_MAX).
+const localWindow = 16 << 10
+
+// genericIsGlobal tells a generic access's space from its first active
+// address, as Accel-Sim does: without both bases in the header, shared;
+// from the shared base up to the local base, shared; in the local
+// window, local; elsewhere global. A header whose local base lies below
+// its shared base (Accel-Sim assumes the other order) has its shared
+// window from the shared base as wide as the gap between the two.
+func (k *kernelFile) genericIsGlobal(addrs []uint64) bool {
+	if k.shmem == 0 || k.local == 0 || len(addrs) == 0 {
+		return false
+	}
+	a := addrs[0]
+	sharedEnd := k.local
+	if k.local < k.shmem {
+		sharedEnd = k.shmem + (k.shmem - k.local)
+	}
+	shared := a >= k.shmem && a < sharedEnd
+	local := a >= k.local && a-k.local < localWindow
+	return !shared && !local
 }
 
 // addresses reads an instruction's addresses in its mode, for the
-// threads in mask; a global one must lie below addrLimit.
+// threads in mask.
 func addresses(r *fields, mask uint64, mode int, in *parsed) error {
 	active := bits.OnesCount64(mask)
 	switch mode {
@@ -435,21 +568,95 @@ func addresses(r *fields, mask uint64, mode int, in *parsed) error {
 		if err != nil {
 			return err
 		}
-		in.addrs = append(in.addrs, a)
-		for range active - 1 {
-			d, err := r.dec()
-			if err != nil {
-				return err
-			}
-			a += uint64(d)
-			in.addrs = append(in.addrs, a)
+		if err := baseDelta(r, a, max(active, 1), in); err != nil {
+			return err
 		}
 	default:
-		return fmt.Errorf("address mode %d: want 0 (list), 1 (base and stride) or 2 (base and deltas)", mode)
+		return fmt.Errorf("address mode %d: want 0 (list), 1 (base and stride) or 2 (base and deltas); 3 and 4 are for TMA instructions only", mode)
 	}
 	if active == 0 {
 		in.addrs = in.addrs[:0]
 	}
+	return nil
+}
+
+// baseDelta reads n-1 deltas after the base a, each from the address
+// before.
+func baseDelta(r *fields, a uint64, n int, in *parsed) error {
+	in.addrs = append(in.addrs, a)
+	for range n - 1 {
+		d, err := r.dec()
+		if err != nil {
+			return err
+		}
+		a += uint64(d)
+		in.addrs = append(in.addrs, a)
+	}
+	return nil
+}
+
+// tmaAddresses reads a TMA instruction's memory fields: "mbarrier
+// multicast [cta-mask] bytes oob-bytes mode", then mode 3, a count and
+// that many addresses, or mode 4, a base, a count and count-1 deltas (the
+// layout of Accel-Sim's trace parser). A warp whose mask is empty moves
+// nothing.
+func tmaAddresses(r *fields, mask uint64, c class, in *parsed) error {
+	if _, err := r.hex(); err != nil { // the mbarrier
+		return err
+	}
+	multicast, err := r.count("TMA multicast flag", true)
+	if err != nil {
+		return err
+	}
+	if multicast != 0 {
+		if _, err := r.hex(); err != nil {
+			return err
+		}
+	}
+	if _, err := r.count("TMA byte count", true); err != nil {
+		return err
+	}
+	if _, err := r.count("TMA out-of-bounds byte count", true); err != nil {
+		return err
+	}
+	mode, err := r.count("address mode", true)
+	if err != nil {
+		return err
+	}
+	switch mode {
+	case 3:
+		n, err := r.count("TMA transfer count", false)
+		if err != nil {
+			return err
+		}
+		for range n {
+			a, err := r.hex()
+			if err != nil {
+				return err
+			}
+			in.addrs = append(in.addrs, a)
+		}
+	case 4:
+		base, err := r.hex()
+		if err != nil {
+			return err
+		}
+		n, err := r.count("TMA transfer count", false)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			if err := baseDelta(r, base, n, in); err != nil {
+				return err
+			}
+		}
+	default:
+		return fmt.Errorf("TMA address mode %d: want 3 (count and list) or 4 (base, count and deltas)", mode)
+	}
+	if mask == 0 || !c.global {
+		in.addrs = in.addrs[:0]
+	}
+	in.global, in.write = c.global && len(in.addrs) > 0, c.write
 	return checkGlobal(in)
 }
 
