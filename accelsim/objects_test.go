@@ -28,7 +28,7 @@ func TestObjects(t *testing.T) {
 		{"copies end to end stay two", []object{cp(0, 512), cp(512, 1024)}, nil, []object{cp(0, 512), cp(512, 1024)}},
 		{"an output packed after an input in its page is its own", []object{cp(0, 400)}, []uint64{0x200, 0x390}, []object{cp(0, 512), tc(512, p)}},
 		{"an output crossing pages after an input is one object, not the input's", []object{cp(0, 3*p+400)}, []uint64{3*p + 0x200, 4*p + 10, 5*p + 99}, []object{cp(0, 3*p+512), tc(3*p+512, 6*p)}},
-		{"touched pages that meet are one", nil, []uint64{p - 1, p}, []object{tc(0, 2 * p)}},
+		{"touched pages that meet are one", nil, []uint64{p - 1, p}, []object{tc(0, 2*p)}},
 		{"an untouched page splits", nil, []uint64{0, 2 * p}, []object{tc(0, p), tc(2*p, 3*p)}},
 		{"a copy cuts a touched span", []object{cp(p+256, p+512)}, []uint64{p + 10, p + 600}, []object{tc(p, p+256), cp(p+256, p+512), tc(p+512, 2*p)}},
 		{"a buffer before a copy stops at it", []object{cp(2*p+256, 2*p+512)}, []uint64{0, p, 2 * p}, []object{tc(0, 2*p+256), cp(2*p+256, 2*p+512)}},
