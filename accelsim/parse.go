@@ -641,9 +641,12 @@ func tmaAddresses(r *fields, mask uint64, c class, in *parsed) error {
 		if err != nil {
 			return err
 		}
-		n, err := r.count("TMA transfer count", false)
+		n, err := r.count("TMA transfer count", true)
 		if err != nil {
 			return err
+		}
+		if n < 0 || n-1 > len(r.f)-r.p {
+			return fmt.Errorf("bad TMA transfer count %d in %q: want a base and count-1 deltas", n, r.line)
 		}
 		if n > 0 {
 			if err := baseDelta(r, base, n, in); err != nil {
