@@ -28,11 +28,18 @@ func options(t testing.TB) (Options, platform.Options) {
 	return Options{Name: "vecadd", Params: p, Tagging: tag, Align: align}, po
 }
 
-// convert converts dir's kernelslist.g and opens the recording.
+// convert converts dir's kernelslist.g for a one-GPU run and opens the
+// recording.
 func convert(t *testing.T, dir string) *replay.Program {
 	t.Helper()
 	o, _ := options(t)
-	path := filepath.Join(t.TempDir(), "vecadd.mgputrace")
+	return convertFor(t, dir, o)
+}
+
+// convertFor converts dir's kernelslist.g for o and opens the recording.
+func convertFor(t *testing.T, dir string, o Options) *replay.Program {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "trace.mgputrace")
 	var buf bytes.Buffer
 	if err := Convert(filepath.Join(dir, "kernelslist.g"), &buf, o); err != nil {
 		t.Fatal(err)
