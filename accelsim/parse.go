@@ -65,7 +65,7 @@ func readList(path string) (*list, error) {
 			c.line = l.lines
 			l.copies = append(l.copies, c)
 		case strings.HasPrefix(line, "kernel") && strings.HasSuffix(line, ".trace"):
-			return nil, &Error{path, l.lines, fmt.Sprintf("%s is the tracer's raw output: %s", line, rawHint)}
+			return nil, &Error{path, l.lines, fmt.Sprintf("%s is the tracer's raw output: %s", line, RawHint)}
 		case strings.HasPrefix(line, "kernel"):
 			l.kernels = append(l.kernels, listedKernel{filepath.Join(dir, line), l.lines})
 		case strings.HasPrefix(line, "MemcpyDtoH"):
@@ -83,8 +83,10 @@ func readList(path string) (*list, error) {
 	return l, nil
 }
 
-// rawHint names the step between the tracer and a conversion.
-const rawHint = "run the tracer's post-processing first (util/tracer_nvbit/tracer_tool/traces-processing/post-traces-processing DIR/kernelslist) and give --accelsim the kernelslist.g it writes, beside its kernel-N.traceg files"
+// RawHint names the step between the tracer and a conversion: the
+// tracer writes kernelslist and kernel-N.trace; post-processing turns
+// them into kernelslist.g and kernel-N.traceg.
+const RawHint = "run the tracer's post-processing on it first (util/tracer_nvbit/tracer_tool/traces-processing/post-traces-processing DIR; older tracers take DIR/kernelslist) and give --accelsim the kernelslist.g it writes, beside its kernel-N.traceg files"
 
 // parseCopy reads "MemcpyHtoD,<address>,<bytes>"; the message says what
 // is wrong with it, "" when nothing is.
@@ -178,7 +180,7 @@ func scan(path string, global func(a uint64)) (*kernelFile, error) {
 }
 
 // truncatedOrRaw says what a kernel file without thread blocks may be.
-const truncatedOrRaw = "the file is truncated, or is the tracer's raw output (" + rawHint + ")"
+const truncatedOrRaw = "the file is truncated, or is the tracer's raw output (" + RawHint + ")"
 
 // gridBlocks is the number of thread blocks the launch had. A file may
 // hold fewer: post-processing leaves out the blocks that ran nothing.

@@ -165,8 +165,7 @@ func checkKernelsList(list string) error {
 		return badInput("--accelsim %s is a directory: give the kernel list in it, --accelsim %s", list, filepath.Join(list, "kernelslist.g"))
 	}
 	if _, err := os.Stat(filepath.Join(list, "kernelslist")); err == nil {
-		return badInput("--accelsim %s is a directory of the tracer's raw output (kernelslist, kernel-N.trace): run the tracer's post-processing on it first (util/tracer_nvbit/tracer_tool/traces-processing/post-traces-processing %s), then give --accelsim %s",
-			list, filepath.Join(list, "kernelslist"), filepath.Join(list, "kernelslist.g"))
+		return badInput("--accelsim %s is a directory of the tracer's raw output (kernelslist, kernel-N.trace): %s", list, accelsim.RawHint)
 	}
 	return badInput("--accelsim %s is a directory with no kernelslist.g: give the kernelslist.g of an Accel-Sim trace, its kernel-N.traceg files beside it", list)
 }

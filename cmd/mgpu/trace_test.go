@@ -196,7 +196,7 @@ func TestTraceConvertRefuses(t *testing.T) {
 		{"a copy wrapping past 2^64", "MemcpyHtoD,0x7f0000000000,18446744073709551615\nkernel-1.traceg\n", string(kernel), "kernelslist.g:1: MemcpyHtoD of 18446744073709551615 bytes"},
 		{"no kernel", "MemcpyHtoD,0x7f0000000000,1024\n", string(kernel), "kernelslist.g:1: no kernel"},
 		{"a huge block", "kernel-1.traceg\n", strings.Replace(string(kernel), "(64,1,1)", "(2147483647,1024,1)", 1), "kernel-1.traceg:4: block dim = (2147483647,1024,1): CUDA allows at most 1024 threads"},
-		{"raw tracer output", "kernel-1.trace\n", string(kernel), "kernelslist.g:1: kernel-1.trace is the tracer's raw output: run the tracer's post-processing first"},
+		{"raw tracer output", "kernel-1.trace\n", string(kernel), "kernelslist.g:1: kernel-1.trace is the tracer's raw output: run the tracer's post-processing on it first"},
 	} {
 		in, outDir := t.TempDir(), t.TempDir()
 		os.WriteFile(filepath.Join(in, "kernelslist.g"), []byte(tc.list), 0o644)
@@ -217,7 +217,7 @@ func TestTraceConvertRefuses(t *testing.T) {
 func TestTraceConvertDirectory(t *testing.T) {
 	for _, tc := range []struct{ file, want string }{
 		{"kernelslist.g", "is a directory: give the kernel list in it, --accelsim "},
-		{"kernelslist", "is a directory of the tracer's raw output (kernelslist, kernel-N.trace): run the tracer's post-processing"},
+		{"kernelslist", "is a directory of the tracer's raw output (kernelslist, kernel-N.trace): run the tracer's post-processing on it first"},
 		{"other", "is a directory with no kernelslist.g"},
 	} {
 		d := t.TempDir()
