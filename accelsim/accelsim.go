@@ -15,7 +15,7 @@
 //   - Global memory instructions are memory instructions, classed as
 //     Accel-Sim's trace-driven model classes them: LDG and LDGSTS (an
 //     asynchronous copy from global to shared memory) load; STG stores;
-//     ATOM, ATOMG and RED write; generic LD and ST are global when their
+//     ATOM, ATOMG, RED and REDG write; generic LD and ST are global when their
 //     first active address lies outside the header's shared and local
 //     windows (without both bases, Accel-Sim takes them as shared); the
 //     TMA bulk copies (UTMALDG, UTMASTG, UTMAREDG, UBLKCP, UBLKRED) move

@@ -127,7 +127,7 @@ type class struct {
 }
 
 // classify classes an opcode: LDG, and LDGSTS (memcpy_async: a global
-// load into shared memory), load; STG stores; ATOM, ATOMG and RED are
+// load into shared memory), load; STG stores; ATOM, ATOMG, RED and REDG are
 // global read-modify-writes, which write; LD and ST are generic (the
 // header's windows tell); the TMA bulk copies (UTMALDG, UTMASTG,
 // UTMAREDG, UBLKCP, UBLKRED) move global memory, UBLKCP by its direction
@@ -138,7 +138,7 @@ func classify(op string) class {
 	switch base {
 	case "LDG", "LDGSTS":
 		return class{global: true}
-	case "STG", "ATOM", "ATOMG", "RED":
+	case "STG", "ATOM", "ATOMG", "RED", "REDG":
 		return class{global: true, write: true}
 	case "LD":
 		return class{generic: true}

@@ -27,6 +27,7 @@ func TestParseInst(t *testing.T) {
 		{"base and deltas, one lane", plain, "0020 00000004 1 R4 LDG.E 1 R2 4 2 0x1000 0", true, false, []uint64{0x1000}},
 		{"STG writes", plain, "0050 00000001 0 STG.E 2 R2 R6 4 0 0x2000", true, true, []uint64{0x2000}},
 		{"RED writes", plain, "0050 00000001 0 RED.E.ADD 2 R2 R6 4 0 0x2000", true, true, []uint64{0x2000}},
+		{"Hopper's REDG writes", plain, "0050 00000001 0 REDG.E.ADD.STRONG.GPU 2 R2 R6 4 0 0x2000 0", true, true, []uint64{0x2000}},
 		{"LDGSTS is a global load", plain, "0040 00000003 0 LDGSTS.E.BYPASS.128 3 R1 R2 R3 16 1 0x3000 16", true, false, []uint64{0x3000, 0x3010}},
 		{"uniform registers and predicates", plain, "0040 00000001 2 R4 P0 LDG.E 2 UR4 R2 4 0 0x3000", true, false, []uint64{0x3000}},
 		{"lineinfo's source line first", lineinfo, "17 0020 00000001 1 R4 LDG.E 1 R2 4 0 0x1000", true, false, []uint64{0x1000}},
