@@ -63,7 +63,7 @@ func readList(path string) (*list, error) {
 			}
 			c.line = l.lines
 			l.copies = append(l.copies, c)
-		case strings.HasPrefix(line, "kernel") && strings.HasSuffix(line, ".trace"):
+		case strings.HasPrefix(line, "kernel") && (strings.HasSuffix(line, ".trace") || strings.HasSuffix(line, ".trace.xz")):
 			return nil, &Error{path, l.lines, fmt.Sprintf("%s is the tracer's raw output: %s", line, RawHint)}
 		case strings.HasPrefix(line, "kernel"):
 			l.kernels = append(l.kernels, listedKernel{filepath.Join(dir, line), l.lines})

@@ -112,6 +112,7 @@ func TestRawTracerOutput(t *testing.T) {
 	raw := "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 5\n\n#traces format = threadblock_x threadblock_y threadblock_z warpid_tb PC mask ...\n\n0 0 0 0 0000 ffffffff 1 R1 LDG.E 1 R2 4 1 0x1000 4 0\n"
 	for _, tc := range []struct{ list, file string }{
 		{"kernel-1.trace\n", "kernelslist.g"},
+		{"kernel-1.trace.xz\n", "kernelslist.g"},
 		{"kernel-1.traceg\n", "kernel-1.traceg"},
 	} {
 		d := t.TempDir()
