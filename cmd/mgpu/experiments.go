@@ -93,3 +93,14 @@ func splitPositional(args []string) (string, []string) {
 	}
 	return "", args
 }
+
+// checkParallel rejects a --jobs or --threads below 1.
+func checkParallel(jobs, threads int) error {
+	if jobs < 1 {
+		return badInput("--jobs %d: must be >= 1", jobs)
+	}
+	if threads < 1 {
+		return badInput("--threads %d: must be >= 1", threads)
+	}
+	return nil
+}

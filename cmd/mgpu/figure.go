@@ -67,11 +67,8 @@ func cmdFigure(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return inputError{err}
 	}
-	if *jobs < 1 {
-		return badInput("--jobs %d: must be >= 1", *jobs)
-	}
-	if *threads < 1 {
-		return badInput("--threads %d: must be >= 1", *threads)
+	if err := checkParallel(*jobs, *threads); err != nil {
+		return err
 	}
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		return badInput("--scale %v: must be a positive number", scale)

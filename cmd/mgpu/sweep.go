@@ -39,11 +39,8 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return inputError{err}
 	}
-	if *jobs < 1 {
-		return badInput("--jobs %d: must be >= 1", *jobs)
-	}
-	if *threads < 1 {
-		return badInput("--threads %d: must be >= 1", *threads)
+	if err := checkParallel(*jobs, *threads); err != nil {
+		return err
 	}
 	if err := split.check(); err != nil {
 		return err
