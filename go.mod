@@ -6,6 +6,7 @@ require (
 	github.com/rs/zerolog v1.35.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sarchlab/akita/v3 v3.1.0
+	github.com/ulikunitz/xz v0.5.15
 	gonum.org/v1/plot v0.15.2
 	gopkg.in/yaml.v3 v3.0.1
 )

@@ -28,11 +28,18 @@ func options(t testing.TB) (Options, platform.Options) {
 	return Options{Name: "vecadd", Params: p, Tagging: tag, Align: align}, po
 }
 
-// convert converts dir's kernelslist.g and opens the recording.
+// convert converts dir's kernelslist.g for a one-GPU run and opens the
+// recording.
 func convert(t *testing.T, dir string) *replay.Program {
 	t.Helper()
 	o, _ := options(t)
-	path := filepath.Join(t.TempDir(), "vecadd.mgputrace")
+	return convertFor(t, dir, o)
+}
+
+// convertFor converts dir's kernelslist.g for o and opens the recording.
+func convertFor(t *testing.T, dir string, o Options) *replay.Program {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "trace.mgputrace")
 	var buf bytes.Buffer
 	if err := Convert(filepath.Join(dir, "kernelslist.g"), &buf, o); err != nil {
 		t.Fatal(err)
@@ -81,11 +88,11 @@ func TestVecadd(t *testing.T) {
 		t.Fatal(err)
 	}
 	objs := alloc.Objects()
-	if len(objs) != 3 || objs[0].Size != 1024 || objs[1].Size != 1024 || objs[2].Size != chunk {
+	if len(objs) != 3 || objs[0].Size != 1024 || objs[1].Size != 1024 || objs[2].Size != page {
 		for _, x := range objs {
 			t.Logf("object %d %s: %d bytes", x.ID, x.Name, x.Size)
 		}
-		t.Fatalf("want the two copies (1 KB) and the output's 64 KB chunk")
+		t.Fatalf("want the two copies (1 KB) and the output's 4 KB page")
 	}
 	if len(ks) != 1 || ks[0].Workgroups != 2 || ks[0].WavefrontsPerWorkgroup != 2 || len(ks[0].Args) != 3 || ks[0].Name != "_Z6vecaddPfS_S_" {
 		t.Fatalf("kernel %+v", ks[0])
@@ -158,7 +165,8 @@ func TestBadTraces(t *testing.T) {
 		want               string
 	}{
 		{"truncated inside a block", k1, cut(30), false, 30, "truncated"},
-		{"a block missing", k1, g[:strings.LastIndex(g, "#BEGIN_TB")], false, 0, "1 thread blocks, the grid (2,1,1) has 2"},
+		{"a block too many", k1, g + "\n#BEGIN_TB\n#END_TB\n", false, 0, "more thread blocks than the grid (2,1,1) has"},
+		{"no thread block", k1, cut(16), false, 0, "no thread block (#BEGIN_TB ... #END_TB): the grid (2,1,1) has 2; the file is truncated, or is the tracer's raw output"},
 		{"old tracer", k1, sub("tracer version = 4", "tracer version = 2"), false, 0, "version 2"},
 		{"bad address mode", k1, sub("4 1 0x7f0000200000 4", "4 7 0x7f0000200000 4"), false, 28, "address mode 7"},
 		{"bad memcpy", "MemcpyHtoD,zz,4\n" + k1, g, true, 1, "hex address"},
@@ -214,20 +222,20 @@ func checkError(t *testing.T, err error, dir string, inList bool, line int, want
 }
 
 // TestLimits: a thread block of more instructions, or a kernel of more
-// chunks, than a conversion holds at once is refused at its line.
+// pages, than a conversion holds at once is refused at its line.
 func TestLimits(t *testing.T) {
-	defer func(i, c int) { blockInsts, maxChunks = i, c }(blockInsts, maxChunks)
+	defer func(i, c int) { blockInsts, maxPages = i, c }(blockInsts, maxPages)
 	for _, tc := range []struct {
-		name          string
-		insts, chunks int
-		line          int
-		want          string
+		name         string
+		insts, pages int
+		line         int
+		want         string
 	}{
-		{"instructions", 5, MaxChunks, 28, "a thread block of more than 5 instructions"},
-		{"chunks", MaxBlockInstructions, 2, 38, "the kernel touches more than 2 chunks of 64 KB"},
+		{"instructions", 5, MaxPages, 28, "a thread block of more than 5 instructions"},
+		{"pages", MaxBlockInstructions, 2, 38, "the kernel touches more than 2 pages of 4 KB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			blockInsts, maxChunks = tc.insts, tc.chunks
+			blockInsts, maxPages = tc.insts, tc.pages
 			o, _ := options(t)
 			_, err := Read("testdata/vecadd/kernelslist.g", o)
 			checkError(t, err, "testdata/vecadd", false, tc.line, tc.want)

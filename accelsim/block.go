@@ -75,27 +75,29 @@ func (k *kernelFile) readBlock(m *memory) {
 }
 
 // convert appends in to w: a memory instruction with its lanes'
-// pointers, or a cycle of compute.
+// pointers (a TMA instruction's many addresses as several, a warp's
+// width each), or a cycle of compute.
 func (k *kernelFile) convert(w *warp, in *parsed, m *memory) {
-	if !in.global && !in.generic {
+	if !in.global || len(in.addrs) == 0 {
 		w.pending++
 		return
 	}
-	start := len(w.addrs)
-	for _, a := range in.addrs {
-		o := m.find(a)
-		if o < 0 {
-			if in.global && k.err == nil {
-				k.err = &Error{k.path, k.line, fmt.Sprintf("address %#x in no object", a)}
+	for i := 0; i < len(in.addrs); i += WarpSize {
+		lanes := in.addrs[i:min(i+WarpSize, len(in.addrs))]
+		for _, a := range lanes {
+			o := m.find(a)
+			if o < 0 {
+				// The objects cover every address the first pass saw.
+				if k.err == nil {
+					k.err = &Error{k.path, k.line, fmt.Sprintf("address %#x in no object: the file changed since it was read", a)}
+				}
+				return
 			}
-			w.addrs = w.addrs[:start]
-			w.pending++ // a generic access outside the objects: shared or local memory
-			return
+			w.addrs = append(w.addrs, m.ptrs[o]+(a-m.objs[o].lo))
 		}
-		w.addrs = append(w.addrs, m.ptrs[o]+(a-m.objs[o].lo))
+		w.ins = append(w.ins, inst{compute: w.pending, lanes: uint8(len(lanes)), write: in.write})
+		w.pending = 0
 	}
-	w.ins = append(w.ins, inst{compute: w.pending, lanes: uint8(len(in.addrs)), write: in.write})
-	w.pending = 0
 }
 
 // warpStream replays one warp's converted instructions.

@@ -29,6 +29,7 @@ func FuzzAccelSim(f *testing.F) {
 	f.Add(string(list), string(kernel))
 	f.Add("MemcpyHtoD,0x7f0000000000,100\nkernel-1.traceg\n", string(kernel))
 	f.Add("kernel-1.traceg\nkernel-1.traceg\n", "-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 3\n#BEGIN_TB\nwarp = 0\n0000 00000003 0 LD.E 1 R2 4 2 0x1000 8\n0010 00000001 0 RED.E.ADD 1 R2 4 0 0x100fff0\n#END_TB\n")
+	f.Add("MemcpyHtoD,0x7f0000000000,8192\nkernel-1.traceg\n", hopper)
 	o, _ := options(f)
 	defer func(open func(string) (io.ReadCloser, error)) { openFile = open }(openFile)
 	var files map[string]string

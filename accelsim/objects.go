@@ -8,27 +8,54 @@ import (
 	"sort"
 )
 
-// span is an address range [lo, hi), or a range of chunk numbers.
+// span is an address range [lo, hi), or a range of page numbers.
 type span struct{ lo, hi uint64 }
 
-// addrLimit is where the address space the conversion models ends: every
-// copy and global address lies below it, so that a chunk's end, and a
-// range's, fits in 64 bits.
-const addrLimit = 1<<64 - chunk
+// page is the granularity at which touched addresses are grouped into
+// objects: touches in one page, or in a run of touched pages, are one
+// buffer.
+const page = 4 << 10
 
-// object is one object of the recording, in CUDA addresses: a copy (with
-// its line of kernelslist.g) or a run of touched chunks.
+// granule is cudaMalloc's alignment: every allocation starts on a
+// multiple of 256 bytes, so the granules a copy covers hold no other
+// allocation.
+const granule = 256
+
+// addrLimit is where the address space the conversion models ends: every
+// copy and global address lies below it, so that a page's end, and a
+// range's, fits in 64 bits.
+const addrLimit = 1<<64 - 64<<10
+
+// origin is how an object was inferred.
+type origin int
+
+const (
+	// fromCopy: the range of one or more MemcpyHtoD, widened to
+	// cudaMalloc's 256-byte granules.
+	fromCopy origin = iota
+	// fromTouches: no copy holds it; the pages the kernels touch outside
+	// every copy, one object per run of touched pages.
+	fromTouches
+)
+
+// object is one object of the recording, in CUDA addresses: how it was
+// inferred, and for a copy, its line of kernelslist.g, how many copies
+// made it and whether touches past the copied bytes (within its
+// granules) extend it.
 type object struct {
 	span
-	copied bool
-	line   int
+	origin   origin
+	line     int
+	copies   int
+	copied   span
+	extended bool
 }
 
-// runs are sorted, disjoint ranges of chunk numbers: what a kernel
+// runs are sorted, disjoint ranges of page numbers: what a kernel
 // touches, held compactly (a kernel streaming over an array is one run).
 type runs []span
 
-// runsOf is a set of chunk numbers as runs.
+// runsOf is a set of page numbers as runs.
 func runsOf(set map[uint64]bool) runs {
 	var out runs
 	for _, c := range slices.Sorted(maps.Keys(set)) {
@@ -41,51 +68,25 @@ func runsOf(set map[uint64]bool) runs {
 	return out
 }
 
-// union merges several kernels' runs into one set of runs.
-func union(all []runs) runs {
-	var flat runs
-	for _, r := range all {
-		flat = append(flat, r...)
-	}
-	slices.SortFunc(flat, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
-	var out runs
-	for _, s := range flat {
-		if n := len(out); n > 0 && s.lo <= out[n-1].hi {
-			out[n-1].hi = max(out[n-1].hi, s.hi)
-			continue
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// chunks is the number of chunks in r.
-func (r runs) chunks() uint64 {
-	n := uint64(0)
-	for _, s := range r {
-		n += s.hi - s.lo
-	}
-	return n
-}
-
-// end is the end of the run holding chunk c, false when none does.
-func (r runs) end(c uint64) (uint64, bool) {
-	i := sort.Search(len(r), func(i int) bool { return r[i].hi > c })
-	if i < len(r) && r[i].lo <= c {
-		return r[i].hi, true
-	}
-	return 0, false
-}
-
-// mergeCopies sorts the copies and makes overlapping ones one object: a
-// program that copies into a buffer twice has one buffer.
-func mergeCopies(copies []object) []object {
+// copyObjects makes the copies objects: each widened to its granules
+// (the allocation it went to covers them), and those that then overlap
+// (repeated copies of one buffer, or copies into one allocation) one
+// object, sorted. Copies that only meet end to end stay apart: two
+// allocations side by side.
+func copyObjects(copies []object) []object {
 	cs := slices.Clone(copies)
+	for i := range cs {
+		cs[i].copied, cs[i].copies = cs[i].span, 1
+		cs[i].lo = cs[i].lo / granule * granule
+		cs[i].hi = (cs[i].hi + granule - 1) / granule * granule
+	}
 	slices.SortStableFunc(cs, func(a, b object) int { return cmp.Compare(a.lo, b.lo) })
 	var out []object
 	for _, c := range cs {
 		if n := len(out); n > 0 && c.lo < out[n-1].hi {
-			out[n-1].hi = max(out[n-1].hi, c.hi)
+			p := &out[n-1]
+			p.hi, p.copies = max(p.hi, c.hi), p.copies+c.copies
+			p.copied = span{min(p.copied.lo, c.copied.lo), max(p.copied.hi, c.copied.hi)}
 			continue
 		}
 		out = append(out, c)
@@ -93,66 +94,119 @@ func mergeCopies(copies []object) []object {
 	return out
 }
 
-// markTail marks in tails the copy whose last, partial chunk holds a past
-// the copy's end: the program's buffer goes on past what it copied.
-func markTail(copies []object, tails []bool, a uint64) {
-	i := sort.Search(len(copies), func(i int) bool { return copies[i].lo > a }) - 1
-	if i >= 0 && a >= copies[i].hi && a/chunk*chunk < copies[i].hi {
-		tails[i] = true
-	}
+// extent is the first and last offset touched in a page.
+type extent struct{ first, last uint16 }
+
+// layout gathers where the kernels touch global memory: in which copy,
+// or, outside every copy, in which pages.
+type layout struct {
+	copies  []object
+	outside map[uint64]extent
 }
 
-// objectsOf builds the objects from the copies (merged), the kernels'
-// touched chunks and the copies whose tails they touch (markTail),
-// disjoint and in address order.
-func objectsOf(copies []object, tails []bool, kernels []*kernelFile) ([]object, error) {
-	all := make([]runs, len(kernels))
-	for i, k := range kernels {
-		all[i] = k.runs
+func newLayout(copies []object) *layout {
+	return &layout{copies: copyObjects(copies), outside: map[uint64]extent{}}
+}
+
+// touch records a global address.
+func (l *layout) touch(a uint64) {
+	i := sort.Search(len(l.copies), func(i int) bool { return l.copies[i].hi > a })
+	if i < len(l.copies) && a >= l.copies[i].lo {
+		c := &l.copies[i]
+		c.extended = c.extended || a < c.copied.lo || a >= c.copied.hi
+		return
 	}
-	touched := union(all)
-	if n := touched.chunks(); n > uint64(maxChunks) {
-		return nil, fmt.Errorf("the kernels touch %d chunks of 64 KB, more than the %d (512 GB) mgpu simulates", n, maxChunks)
+	if len(l.outside) > maxPages {
+		return // objects refuses the trace
 	}
-	objs := slices.Clone(copies)
-	// Extend each copy over its touched tail and the touched chunks that
-	// continue it, up to the next copy.
-	for i := range objs {
-		next := uint64(addrLimit)
-		if i+1 < len(objs) {
-			next = objs[i+1].lo
-		}
-		if tails[i] {
-			objs[i].hi = min(roundUp(objs[i].hi), next)
-		}
-		c := roundUp(objs[i].hi) / chunk
-		if end, ok := touched.end(c); ok && c*chunk < next {
-			objs[i].hi = min(end*chunk, next)
-		}
+	off := uint16(a % page)
+	e, ok := l.outside[a/page]
+	if !ok {
+		e = extent{off, off}
 	}
-	objs = append(objs, buffers(touched, objs)...)
+	l.outside[a/page] = extent{min(e.first, off), max(e.last, off)}
+}
+
+// objects are the copies' objects and those the touches outside them
+// make, disjoint and in address order, so that every touched address is
+// in exactly one. Touched spans in consecutive pages are one; a span
+// that a copy cuts is two; each is then widened to its pages, up to its
+// neighbours.
+func (l *layout) objects() ([]object, error) {
+	if n := len(l.outside); n > maxPages {
+		return nil, fmt.Errorf("the kernels touch more than %d pages of 4 KB outside the copies, the most a conversion holds", maxPages)
+	}
+	var spans []span
+	for _, p := range slices.Sorted(maps.Keys(l.outside)) {
+		e := l.outside[p]
+		s := span{p*page + uint64(e.first), p*page + uint64(e.last) + 1}
+		if n := len(spans); n > 0 && (spans[n-1].hi-1)/page+1 == p {
+			spans[n-1].hi = s.hi
+			continue
+		}
+		spans = append(spans, s)
+	}
+	objs := slices.Clone(l.copies)
+	for _, s := range spans {
+		objs = append(objs, cutByCopies(s, l.copies)...)
+	}
 	slices.SortFunc(objs, func(a, b object) int { return cmp.Compare(a.lo, b.lo) })
+	for i := range objs {
+		o := &objs[i]
+		if o.origin != fromTouches {
+			continue
+		}
+		o.lo = o.lo / page * page
+		if i > 0 {
+			o.lo = max(o.lo, objs[i-1].hi)
+		}
+		o.hi = (o.hi + page - 1) / page * page
+		if i+1 < len(objs) {
+			o.hi = min(o.hi, objs[i+1].lo)
+		}
+	}
 	return objs, nil
 }
 
-// buffers are the touched chunks whose start no copy holds, grouped into
-// runs, each cut short where a copy starts.
-func buffers(touched runs, copies []object) []object {
+// cutByCopies is s less the copies it overlaps, as touched objects.
+func cutByCopies(s span, copies []object) []object {
 	var out []object
-	for _, r := range touched {
-		cur, b := r.lo*chunk, r.hi*chunk
-		j := sort.Search(len(copies), func(j int) bool { return copies[j].hi > cur })
-		for ; j < len(copies) && copies[j].lo < b; j++ {
-			if cur < copies[j].lo {
-				out = append(out, object{span: span{cur, copies[j].lo}})
-			}
-			cur = max(cur, roundUp(copies[j].hi))
+	cur := s.lo
+	j := sort.Search(len(copies), func(j int) bool { return copies[j].hi > cur })
+	for ; j < len(copies) && copies[j].lo < s.hi; j++ {
+		if cur < copies[j].lo {
+			out = append(out, object{span: span{cur, copies[j].lo}, origin: fromTouches})
 		}
-		if cur < b {
-			out = append(out, object{span: span{cur, b}})
-		}
+		cur = max(cur, copies[j].hi)
+	}
+	if cur < s.hi {
+		out = append(out, object{span: span{cur, s.hi}, origin: fromTouches})
 	}
 	return out
+}
+
+// name is o's name in the recording: how it was inferred, its ID and
+// its CUDA address.
+func (o object) name(id int) string {
+	if o.origin == fromTouches {
+		return fmt.Sprintf("touched%d@%#x", id, o.lo)
+	}
+	return fmt.Sprintf("memcpy%d@%#x", id, o.lo)
+}
+
+// describe says how o was inferred, for the conversion's report.
+func (o object) describe(list string) string {
+	if o.origin == fromTouches {
+		return "inferred from touches alone: no MemcpyHtoD holds it; its touched pages, widened to whole pages"
+	}
+	s := fmt.Sprintf("from MemcpyHtoD (%s:%d) of %d bytes", list, o.line, o.copied.hi-o.copied.lo)
+	if o.copies > 1 {
+		s += fmt.Sprintf(", %d copies of one range merged", o.copies)
+	}
+	if o.extended {
+		s += ", extended to cover touches past the copied bytes (within its 256-byte cudaMalloc granules)"
+	}
+	return s
 }
 
 // memory translates CUDA addresses to the recording's pointers.
@@ -175,15 +229,12 @@ func (m *memory) args(r runs) []int {
 	var out []int
 	j := 0
 	for i, o := range m.objs {
-		for j < len(r) && r[j].hi*chunk <= o.lo {
+		for j < len(r) && r[j].hi*page <= o.lo {
 			j++
 		}
-		if j < len(r) && r[j].lo*chunk < o.hi {
+		if j < len(r) && r[j].lo*page < o.hi {
 			out = append(out, i)
 		}
 	}
 	return out
 }
-
-// roundUp rounds a up to a chunk boundary; a is below addrLimit.
-func roundUp(a uint64) uint64 { return (a + chunk - 1) / chunk * chunk }

@@ -2,15 +2,16 @@ package accelsim
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
-	"math/bits"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/mgpu-sim/mgpu/trace"
+	"github.com/ulikunitz/xz"
 )
 
 // Error is a line of the trace that cannot be read.
@@ -62,6 +63,8 @@ func readList(path string) (*list, error) {
 			}
 			c.line = l.lines
 			l.copies = append(l.copies, c)
+		case strings.HasPrefix(line, "kernel") && (strings.HasSuffix(line, ".trace") || strings.HasSuffix(line, ".trace.xz")):
+			return nil, &Error{path, l.lines, fmt.Sprintf("%s is the tracer's raw output: %s", line, RawHint)}
 		case strings.HasPrefix(line, "kernel"):
 			l.kernels = append(l.kernels, listedKernel{filepath.Join(dir, line), l.lines})
 		case strings.HasPrefix(line, "MemcpyDtoH"):
@@ -79,6 +82,11 @@ func readList(path string) (*list, error) {
 	return l, nil
 }
 
+// RawHint names the step between the tracer and a conversion: the
+// tracer writes kernelslist and kernel-N.trace; post-processing turns
+// them into kernelslist.g and kernel-N.traceg.
+const RawHint = "run the tracer's post-processing on it first (util/tracer_nvbit/tracer_tool/traces-processing/post-traces-processing DIR; older tracers take DIR/kernelslist) and give --accelsim the kernelslist.g it writes, beside its kernel-N.traceg files"
+
 // parseCopy reads "MemcpyHtoD,<address>,<bytes>"; the message says what
 // is wrong with it, "" when nothing is.
 func parseCopy(line string) (object, string) {
@@ -94,18 +102,24 @@ func parseCopy(line string) (object, string) {
 	if a >= addrLimit || b > addrLimit-a {
 		return object{}, fmt.Sprintf("MemcpyHtoD of %d bytes at %#x: the copy must end at or below %#x, the top of the address space the conversion models", b, a, uint64(addrLimit))
 	}
-	return object{span: span{a, a + b}, copied: true}, ""
+	return object{span: span{a, a + b}, origin: fromCopy}, ""
 }
 
-// kernelFile is one kernel-N.traceg: its header, and what a first pass
-// found in it.
+// kernelFile is one kernel-N.traceg (or .traceg.xz): its header, and
+// what a first pass found in it.
 type kernelFile struct {
 	path        string
 	name        string
 	grid, block [3]int
 	version     int
 	blocks      int
-	// runs are the chunks its global memory instructions touch;
+	// lineinfo: each instruction starts with its source line (the
+	// tracer's -enable lineinfo).
+	lineinfo bool
+	// shmem and local are the header's generic-address windows' bases:
+	// how a generic LD or ST is told from a global one.
+	shmem, local uint64
+	// runs are the pages its global memory instructions touch;
 	// memInsts counts those instructions.
 	runs     runs
 	memInsts int
@@ -119,7 +133,7 @@ type kernelFile struct {
 }
 
 // scan reads a kernel trace once: its header, its thread blocks, the
-// chunks its global memory instructions touch; global is told of each of
+// pages its global memory instructions touch; global is told of each of
 // their addresses.
 func scan(path string, global func(a uint64)) (*kernelFile, error) {
 	k := &kernelFile{path: path}
@@ -127,22 +141,22 @@ func scan(path string, global func(a uint64)) (*kernelFile, error) {
 		return nil, err
 	}
 	defer k.close()
-	chunks := map[uint64]bool{}
+	pages := map[uint64]bool{}
 	insts := 0
 	for {
 		more, err := k.nextBlock(func(_ int, in *parsed) {
 			insts++
-			if !in.global || len(chunks) > maxChunks {
+			if !in.global || len(pages) > maxPages {
 				return
 			}
 			k.memInsts++
 			for _, a := range in.addrs {
-				chunks[a/chunk] = true
+				pages[a/page] = true
 				global(a)
 			}
 		})
-		if err == nil && len(chunks) > maxChunks {
-			err = &Error{path, k.line, fmt.Sprintf("the kernel touches more than %d chunks of 64 KB, the most a conversion holds (512 GB, the most mgpu simulates)", maxChunks)}
+		if err == nil && len(pages) > maxPages {
+			err = &Error{path, k.line, fmt.Sprintf("the kernel touches more than %d pages of 4 KB, the most a conversion holds", maxPages)}
 		}
 		if err != nil {
 			return nil, err
@@ -150,25 +164,48 @@ func scan(path string, global func(a uint64)) (*kernelFile, error) {
 		if !more {
 			break
 		}
-		k.blocks++
+		if k.blocks++; k.blocks > k.gridBlocks() {
+			return nil, &Error{path, k.line, fmt.Sprintf("more thread blocks than the grid (%d,%d,%d) has", k.grid[0], k.grid[1], k.grid[2])}
+		}
 	}
-	if want := k.grid[0] * k.grid[1] * k.grid[2]; k.blocks != want {
-		return nil, &Error{path, k.line, fmt.Sprintf("%d thread blocks, the grid (%d,%d,%d) has %d: the trace is truncated", k.blocks, k.grid[0], k.grid[1], k.grid[2], want)}
+	if k.blocks == 0 {
+		return nil, &Error{path, k.line, fmt.Sprintf("no thread block (#BEGIN_TB ... #END_TB): the grid (%d,%d,%d) has %d; %s", k.grid[0], k.grid[1], k.grid[2], k.gridBlocks(), truncatedOrRaw)}
 	}
 	if insts == 0 {
 		return nil, &Error{path, k.line, fmt.Sprintf("no instruction in its %d thread blocks: an empty kernel", k.blocks)}
 	}
-	k.runs = runsOf(chunks)
+	k.runs = runsOf(pages)
 	return k, nil
 }
 
-// open opens the file and reads its header, up to the first '#' line.
+// truncatedOrRaw says what a kernel file without thread blocks may be.
+const truncatedOrRaw = "the file is truncated, or is the tracer's raw output (" + RawHint + ")"
+
+// gridBlocks is the number of thread blocks the launch had. A file may
+// hold fewer: post-processing leaves out the blocks that ran nothing.
+func (k *kernelFile) gridBlocks() int { return k.grid[0] * k.grid[1] * k.grid[2] }
+
+// xzMagic starts an xz stream: the tracer compresses its kernel files so.
+var xzMagic = []byte{0xfd, '7', 'z', 'X', 'Z', 0}
+
+// open opens the file, decompressing an xz one, and reads its header, up
+// to the first '#' line.
 func (k *kernelFile) open() error {
 	f, err := openFile(k.path)
 	if err != nil {
 		return err
 	}
-	k.f, k.r, k.line = f, bufio.NewScanner(f), 0
+	br := bufio.NewReader(f)
+	var in io.Reader = br
+	if magic, _ := br.Peek(len(xzMagic)); bytes.Equal(magic, xzMagic) {
+		x, err := xz.NewReader(br)
+		if err != nil {
+			f.Close()
+			return &Error{k.path, 1, fmt.Sprintf("an xz file that cannot be read (%v): check it with 'xz -t %s'", err, k.path)}
+		}
+		in = x
+	}
+	k.f, k.r, k.line = f, bufio.NewScanner(in), 0
 	k.r.Buffer(make([]byte, 1<<16), 1<<22)
 	if err := k.header(); err != nil {
 		k.close()
@@ -188,6 +225,9 @@ func (k *kernelFile) header() error {
 		}
 		key, val, ok := strings.Cut(strings.TrimPrefix(l, "-"), "=")
 		if !ok {
+			if l != "" {
+				return &Error{k.path, k.line, fmt.Sprintf("%q in the header, before any '#' line: want '-key = value' lines; %s", l, truncatedOrRaw)}
+			}
 			continue
 		}
 		var err error
@@ -203,6 +243,14 @@ func (k *kernelFile) header() error {
 			blockLine = k.line
 		case "accelsim tracer version":
 			k.version, err = strconv.Atoi(val)
+		case "enable lineinfo":
+			var n int
+			n, err = strconv.Atoi(val)
+			k.lineinfo = n != 0
+		case "shmem base_addr":
+			k.shmem, err = strconv.ParseUint(strings.TrimPrefix(val, "0x"), 16, 64)
+		case "local mem base_addr":
+			k.local, err = strconv.ParseUint(strings.TrimPrefix(val, "0x"), 16, 64)
 		}
 		if err != nil {
 			return &Error{k.path, k.line, fmt.Sprintf("bad %s: %q", key, val)}
@@ -213,7 +261,7 @@ func (k *kernelFile) header() error {
 	}
 	end := max(k.line, 1) // the header's last line, or an empty file's first
 	if gridLine == 0 || blockLine == 0 {
-		return &Error{k.path, end, "no grid dim or block dim in the header"}
+		return &Error{k.path, end, "no grid dim or block dim in the header: " + truncatedOrRaw}
 	}
 	if k.version < 3 {
 		return &Error{k.path, end, fmt.Sprintf("accelsim tracer version %d: this converter reads version 3 and later (the tracer since Accel-Sim 1.1)", k.version)}
@@ -249,8 +297,8 @@ func (k *kernelFile) warps() int { return (k.block[0]*k.block[1]*k.block[2] + Wa
 
 // parsed is one instruction line.
 type parsed struct {
-	global, write, generic bool
-	addrs                  []uint64
+	global, write bool
+	addrs         []uint64
 }
 
 // nextBlock reads the next thread block, calling fn on each instruction
@@ -275,20 +323,20 @@ func (k *kernelFile) nextBlock(fn func(warp int, in *parsed)) (bool, error) {
 			}
 			return true, nil
 		case !started:
-			return false, &Error{k.path, k.line, "instruction outside a thread block"}
-		case strings.HasPrefix(l, "thread block"), strings.HasPrefix(l, "insts"):
+			return false, &Error{k.path, k.line, "instruction outside a thread block (#BEGIN_TB ... #END_TB): " + truncatedOrRaw}
+		case blockHeader(l):
 		case strings.HasPrefix(l, "warp"):
 			if _, err := fmt.Sscanf(l, "warp = %d", &warp); err != nil || warp < 0 || warp >= k.warps() {
 				return false, &Error{k.path, k.line, fmt.Sprintf("bad warp %q: a block of %d threads has warps 0 to %d", l, k.block[0]*k.block[1]*k.block[2], k.warps()-1)}
 			}
 		default:
 			if warp < 0 {
-				return false, &Error{k.path, k.line, "instruction before 'warp ='"}
+				return false, &Error{k.path, k.line, fmt.Sprintf("instruction %q before 'warp =': want the block's 'thread block', 'cluster ...', 'warp =' and 'insts =' lines, then instructions", l)}
 			}
 			if insts++; insts > blockInsts {
 				return false, &Error{k.path, k.line, fmt.Sprintf("a thread block of more than %d instructions, the most a conversion holds at once", blockInsts)}
 			}
-			if err := parseInst(l, in); err != nil {
+			if err := k.parseInst(l, in); err != nil {
 				return false, &Error{k.path, k.line, err.Error()}
 			}
 			fn(warp, in)
@@ -303,162 +351,14 @@ func (k *kernelFile) nextBlock(fn func(warp int, in *parsed)) (bool, error) {
 	return false, nil
 }
 
-// fields is an instruction line's fields and a cursor over them.
-type fields struct {
-	line string
-	f    []string
-	p    int
-}
-
-// next is the next field; what names it in the error.
-func (r *fields) next(what string) (string, error) {
-	if r.p >= len(r.f) {
-		return "", fmt.Errorf("instruction %q: truncated before its %s", r.line, what)
-	}
-	r.p++
-	return r.f[r.p-1], nil
-}
-
-// count is the next field as a count of at most the fields left
-// (destinations, sources), or any integer if open.
-func (r *fields) count(what string, open bool) (int, error) {
-	s, err := r.next(what)
-	if err != nil {
-		return 0, err
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil || !open && (v < 0 || v > len(r.f)-r.p) {
-		return 0, fmt.Errorf("bad %s %q in %q", what, s, r.line)
-	}
-	return v, nil
-}
-
-// hex and dec are the next field as an address, and as a stride or delta.
-func (r *fields) hex() (uint64, error) {
-	s, err := r.next("addresses")
-	if err != nil {
-		return 0, err
-	}
-	v, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
-	if err != nil {
-		return 0, fmt.Errorf("bad address %q: want hex", s)
-	}
-	return v, nil
-}
-
-func (r *fields) dec() (int64, error) {
-	s, err := r.next("addresses")
-	if err != nil {
-		return 0, err
-	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("bad stride or delta %q: want a decimal integer", s)
-	}
-	return v, nil
-}
-
-// parseInst reads "PC mask ndst [dst...] opcode nsrc [src...] width
-// [mode addresses]" (tracer version 3).
-func parseInst(l string, in *parsed) error {
-	r := &fields{line: l, f: strings.Fields(l), p: 2}
-	in.global, in.write, in.generic, in.addrs = false, false, false, in.addrs[:0]
-	if len(r.f) < 5 {
-		return fmt.Errorf("instruction %q: too few fields", l)
-	}
-	mask, err := strconv.ParseUint(r.f[1], 16, 32)
-	if err != nil {
-		return fmt.Errorf("bad mask %q", r.f[1])
-	}
-	nd, err := r.count("destination count", false)
-	if err != nil {
-		return err
-	}
-	r.p += nd
-	op, err := r.next("opcode")
-	if err != nil {
-		return err
-	}
-	ns, err := r.count("source count", false)
-	if err != nil {
-		return err
-	}
-	r.p += ns
-	if width, err := r.count("memory width", true); err != nil || width == 0 {
-		return err
-	}
-	base, _, _ := strings.Cut(op, ".")
-	switch base {
-	case "LDG", "STG", "ATOM", "ATOMG", "RED":
-		in.global = true
-	case "LD", "ST":
-		in.generic = true
-	default:
-		return nil // shared, local, constant, texture: compute here
-	}
-	in.write = base == "STG" || base == "ST" || base == "ATOM" || base == "ATOMG" || base == "RED"
-	mode, err := r.count("address mode", true)
-	if err != nil {
-		return err
-	}
-	return addresses(r, mask, mode, in)
-}
-
-// addresses reads an instruction's addresses in its mode, for the
-// threads in mask; a global one must lie below addrLimit.
-func addresses(r *fields, mask uint64, mode int, in *parsed) error {
-	active := bits.OnesCount64(mask)
-	switch mode {
-	case 0: // list_all: one address per active thread
-		for range active {
-			a, err := r.hex()
-			if err != nil {
-				return err
-			}
-			in.addrs = append(in.addrs, a)
-		}
-	case 1: // base_stride: the active threads from the first up to the first gap
-		a, err := r.hex()
-		if err != nil {
-			return err
-		}
-		s, err := r.dec()
-		if err != nil {
-			return err
-		}
-		run := bits.TrailingZeros64(^(mask >> bits.TrailingZeros64(mask)))
-		for i := range run {
-			in.addrs = append(in.addrs, a+uint64(int64(i)*s))
-		}
-	case 2: // base_delta: the first address, then one delta per later active thread
-		a, err := r.hex()
-		if err != nil {
-			return err
-		}
-		in.addrs = append(in.addrs, a)
-		for range active - 1 {
-			d, err := r.dec()
-			if err != nil {
-				return err
-			}
-			a += uint64(d)
-			in.addrs = append(in.addrs, a)
-		}
-	default:
-		return fmt.Errorf("address mode %d: want 0 (list), 1 (base and stride) or 2 (base and deltas)", mode)
-	}
-	if active == 0 {
-		in.addrs = in.addrs[:0]
-	}
-	return checkGlobal(in)
-}
-
-// checkGlobal refuses a global address the conversion cannot group.
-func checkGlobal(in *parsed) error {
-	for _, a := range in.addrs {
-		if in.global && a >= addrLimit {
-			return fmt.Errorf("address %#x: beyond %#x, the top of the address space the conversion models", a, uint64(addrLimit))
+// blockHeader tells a thread block's header lines other than 'warp =':
+// its index, its instruction counts, and the cluster lines (id, cta,
+// rank) that post-processing writes for Hopper's thread block clusters.
+func blockHeader(l string) bool {
+	for _, p := range []string{"thread block", "insts", "cluster id", "cluster cta", "cluster rank", "cluster dim"} {
+		if strings.HasPrefix(l, p) {
+			return true
 		}
 	}
-	return nil
+	return false
 }

@@ -160,3 +160,34 @@ func (d *roundRobinDispatcher) Remaining() int {
 	}
 	return n
 }
+
+// Reach is how many GPUs a kernel of the given workgroups runs on under
+// a static scheme (contiguous, round-robin, mgpusim); greedy's depends on
+// the run, and is taken as all it can reach.
+func Reach(scheme string, workgroups, gpus, cusPerGPU int) int {
+	if scheme != SchemeMGPUSim || workgroups < 1 || gpus < 1 || cusPerGPU < 1 {
+		return min(max(workgroups, 0), max(gpus, 0))
+	}
+	block := cusPerGPU * ((workgroups-1)/(gpus*cusPerGPU) + 1)
+	return min((workgroups-1)/block+1, gpus)
+}
+
+// SpreadNote warns when even the largest kernel of a workload reaches
+// fewer than all its GPUs under the scheme, naming the scheme that
+// spreads it; "" when it reaches them all, or none could. (A recorded
+// trace's grid is what the program launched: mgpusim's blocks of
+// CUs x ceil(W/total CUs) workgroups put a small grid on GPU 0 alone,
+// so every policy gives the same result.)
+func SpreadNote(workgroups []int, scheme string, gpus, cusPerGPU int) string {
+	w := 0
+	for _, n := range workgroups {
+		w = max(w, n)
+	}
+	got := Reach(scheme, w, gpus, cusPerGPU)
+	best := Reach(SchemeContiguous, w, gpus, cusPerGPU)
+	if got >= best {
+		return ""
+	}
+	return fmt.Sprintf("the largest kernel has %d workgroups (thread blocks): the %s distribution runs them on %d of the %d GPUs, so the others idle and policies may not differ; --set distribution=%s spreads them over %d",
+		w, scheme, got, gpus, SchemeContiguous, best)
+}

@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -163,5 +164,48 @@ func TestMGPUSimDispatchFormula(t *testing.T) {
 	}
 	if _, err := NewDispatcher(SchemeMGPUSim, 10, 2); err == nil {
 		t.Error("mgpusim without a CU count was accepted")
+	}
+}
+
+// TestSpreadNote: a grid too small for the mgpusim distribution to reach
+// every GPU is named, with the distribution that spreads it; one that
+// reaches them all, or could reach no more, is not.
+func TestSpreadNote(t *testing.T) {
+	for _, tc := range []struct {
+		wgs       []int
+		scheme    string
+		gpus, cus int
+		reach     int
+		want      string
+	}{
+		{[]int{8}, SchemeMGPUSim, 4, 64, 1, "the mgpusim distribution runs them on 1 of the 4 GPUs"},
+		{[]int{3, 100}, SchemeMGPUSim, 4, 64, 2, "--set distribution=contiguous spreads them over 4"},
+		{[]int{256}, SchemeMGPUSim, 4, 64, 4, ""},
+		{[]int{2}, SchemeMGPUSim, 4, 1, 2, ""},
+		{[]int{8}, SchemeContiguous, 4, 64, 4, ""},
+		{[]int{8}, SchemeRoundRobin, 4, 64, 4, ""},
+		{[]int{1}, SchemeMGPUSim, 4, 64, 1, ""},
+	} {
+		w := slices.Max(tc.wgs)
+		if got := Reach(tc.scheme, w, tc.gpus, tc.cus); got != tc.reach {
+			t.Errorf("%v on %s: reach %d, want %d", tc.wgs, tc.scheme, got, tc.reach)
+		}
+		d, err := NewDispatcherOn(tc.scheme, w, tc.gpus, tc.cus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reached := 0
+		for g := range tc.gpus {
+			if _, ok := d.Next(g); ok {
+				reached++
+			}
+		}
+		if reached != tc.reach {
+			t.Errorf("%v on %s: the dispatcher reaches %d GPUs, Reach says %d", tc.wgs, tc.scheme, reached, tc.reach)
+		}
+		got := SpreadNote(tc.wgs, tc.scheme, tc.gpus, tc.cus)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%v on %s: note %q, want %q", tc.wgs, tc.scheme, got, tc.want)
+		}
 	}
 }

@@ -45,6 +45,9 @@ type Engine struct {
 	inWindow bool
 	launches []sim.VTimeInSec
 	windows  uint64
+	// watched are asked what they wait for when a run ends
+	// (outstanding.go).
+	watched []Waiting
 }
 
 // Stop ends the run after the current event, with err as its error: how a
@@ -74,7 +77,9 @@ func (e *Engine) Schedule(evt sim.Event) {
 }
 
 // Run implements sim.Engine: it runs every event, or stops at the first
-// handler error and returns it with the time and the handler.
+// handler error and returns it with the time and the handler. When every
+// event has run, what a watched component still waits for is its error
+// (Watch).
 func (e *Engine) Run() error {
 	for e.queue.Len() > 0 {
 		evt, t, k := e.queue.pop()
@@ -99,7 +104,7 @@ func (e *Engine) Run() error {
 			return fmt.Errorf("at %.0f ns: %w", float64(e.now)*1e9, e.stopped)
 		}
 	}
-	return nil
+	return e.outstanding()
 }
 
 // CurrentTime implements sim.Engine: in a parallel run, partition 0's

@@ -180,3 +180,41 @@ func TestPermutedSourcesKeepRanksAndSequences(t *testing.T) {
 		t.Fatal("permutation 0 is not the documented order")
 	}
 }
+
+// waits is a component that waits for what it says.
+type waits struct{ what error }
+
+func (w waits) Outstanding() error { return w.what }
+
+// A run that ends with a watched component waiting is an error naming
+// every one that waits, at the time the events ran out; serially and in
+// parallel.
+func TestRunReportsWhatWaits(t *testing.T) {
+	for _, parallel := range []bool{false, true} {
+		e := New()
+		r := &recorder{ComponentBase: sim.NewComponentBase("R")}
+		e.Schedule(&step{t: 5e-9, h: r})
+		e.Watch(waits{})
+		e.Part(1).Watch(waits{errors.New("GPU[0].GMMU: 1 far faults unanswered (page 3)")})
+		e.Watch(waits{errors.New("Driver: batch 1 of GPU 0 in service")})
+		run := e.Run
+		if parallel {
+			e.Part(2)
+			run = func() error { return e.RunParallel(2, 1e-9) }
+		}
+		err := run()
+		if err == nil {
+			t.Fatalf("parallel %v: no error", parallel)
+		}
+		for _, want := range []string{"at 5 ns", "GPU[0].GMMU: 1 far faults unanswered (page 3)", "Driver: batch 1 of GPU 0 in service"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("parallel %v: %q does not name %q", parallel, err, want)
+			}
+		}
+	}
+	e := New()
+	e.Watch(waits{})
+	if err := e.Run(); err != nil {
+		t.Errorf("nothing waits: %v", err)
+	}
+}

@@ -342,7 +342,7 @@ func (e *Engine) RunParallel(threads int, lookahead sim.VTimeInSec) error {
 	for _, p := range workers {
 		e.now = max(e.now, p.now)
 	}
-	return nil
+	return e.outstanding()
 }
 
 // Windows is how many windows parallel runs of e advanced (0: it ran

@@ -43,10 +43,18 @@ type Policy interface {
 	Victims(g, n int, pinned func(p uint64) bool, dst []uint64) []uint64
 }
 
-// Toucher is implemented by policies that need every access (LRU4KB). The
-// GPU model calls Touch for each page an instruction accesses.
+// Toucher is implemented by policies that need accesses (LRU4KB). The GPU
+// model calls Touch for each page an instruction accesses; ObservUVM's
+// engine calls it for a region an access counter saw in use.
 type Toucher interface {
 	Touch(g int, p uint64)
+}
+
+// Prefetcher is implemented by policies for which a page a prefetch
+// brought is not a use: Prefetched lists it as Placed would, but does not
+// refresh a chunk already listed. Without it a prefetch is a Placed.
+type Prefetcher interface {
+	Prefetched(g int, p uint64)
 }
 
 // New returns the named policy for gpus GPUs and pages pages; pagesPerChunk
@@ -85,11 +93,11 @@ func NewWith(name string, o Options) (Policy, error) {
 	case LRM2MB:
 		return newChunkLRM(o.GPUs, o.Pages, o.PagesPerChunk), nil
 	case LRU4KB:
-		return newPageLRU(o.GPUs, o.Pages), nil
+		return newChunkLRU(o.GPUs, o.Pages, 1), nil
 	case LRU2MB:
-		return newChunkLRU(o), nil
+		return newChunkLRU(o.GPUs, o.Pages, o.PagesPerChunk), nil
 	case LFU2MB:
-		return newChunkLFU(o), nil
+		return NewLFU(o, LFUOptions{}), nil
 	case Random4KB:
 		return newRandom4KB(o), nil
 	case SequentialLocal:
@@ -150,40 +158,6 @@ func (c *chunkLRM) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []u
 	l := c.order[g]
 	for ch := l.Front(); ch >= 0 && len(dst)-start < n; ch = l.Next(ch) {
 		dst = c.appendChunk(g, ch, pinned, dst)
-	}
-	return dst
-}
-
-// pageLRU is LRU4KB: per GPU, pages ordered by their last access.
-type pageLRU struct {
-	order []*recency.List
-}
-
-func newPageLRU(gpus int, pages uint64) *pageLRU {
-	l := &pageLRU{}
-	for g := 0; g < gpus; g++ {
-		l.order = append(l.order, recency.NewList(int(pages)))
-	}
-	return l
-}
-
-func (l *pageLRU) Placed(g int, p uint64)  { l.order[g].Touch(int32(p)) }
-func (l *pageLRU) Removed(g int, p uint64) { l.order[g].Remove(int32(p)) }
-
-// Touch moves an accessed resident page to the most recent end.
-func (l *pageLRU) Touch(g int, p uint64) {
-	if o := l.order[g]; o.Contains(int32(p)) && o.Back() != int32(p) {
-		o.Touch(int32(p))
-	}
-}
-
-func (l *pageLRU) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []uint64 {
-	start := len(dst)
-	o := l.order[g]
-	for p := o.Front(); p >= 0 && len(dst)-start < n; p = o.Next(p) {
-		if !pinned(uint64(p)) {
-			dst = append(dst, uint64(p))
-		}
 	}
 	return dst
 }

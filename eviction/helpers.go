@@ -54,22 +54,31 @@ func (s *denseSet) remove(x uint64) {
 	s.pos[x] = 0
 }
 
-// redraws is how many uniform draws pick tries before it scans. UVMMU's
-// Available Frame Manager draws again when the PRNG hits a protected frame
-// (§IV-D); a bounded number of draws, then a forward scan, keeps a call
-// finite when most candidates are taken.
+// redraws is how many uniform draws the random policies make before they
+// scan: UVMMU's Available Frame Manager's default victim_tries.
 const redraws = 8
 
-// pick returns an index in [0, n) drawn uniformly from rng, among those
-// for which taken is false: up to redraws draws, then a forward scan
-// (wrapping) from the last draw. It returns -1 when every index is taken.
+// pick is Pick over a PCG with redraws draws.
 func pick(rng *rand.Rand, n int, taken func(i int) bool) int {
+	return Pick(rng.IntN, n, redraws, taken)
+}
+
+// Pick is Linear-Random's choice of a victim group (UVMMU, §IV-D): UVMMU's
+// Available Frame Manager draws again when the PRNG hits a protected
+// frame-group; a bounded number of draws, then a forward scan, keeps a
+// call finite when most candidates are taken. It returns an index in
+// [0, n) for which taken is false: up to tries (at least 1) draws from draw (each in
+// [0, n)), then a forward scan (wrapping) from the last draw. It returns
+// -1 when every index is taken. taken sees every index tried, in order,
+// so a caller can charge each try. Both eviction's random policies and
+// UVMMU's AFM choose with it.
+func Pick(draw func(n int) int, n, tries int, taken func(i int) bool) int {
 	if n == 0 {
 		return -1
 	}
 	i := 0
-	for range redraws {
-		i = rng.IntN(n)
+	for range tries {
+		i = draw(n)
 		if !taken(i) {
 			return i
 		}
@@ -103,4 +112,18 @@ func (c *chunkLRM) appendChunk(g int, ch int32, pinned func(uint64) bool, dst []
 		}
 	}
 	return dst
+}
+
+// placeQuiet lists page p on g as Placed does, but leaves a chunk that is
+// listed already where it is: a prefetch is not a use.
+func (c *chunkLRM) placeQuiet(g int, p uint64) {
+	if c.isRes[g][p] {
+		return
+	}
+	if ch := p / c.per; c.resident[g][ch] > 0 {
+		c.isRes[g][p] = true
+		c.resident[g][ch]++
+		return
+	}
+	c.Placed(g, p)
 }

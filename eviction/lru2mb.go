@@ -11,11 +11,16 @@ package eviction
 const LRU2MB = "lru-2mb"
 
 // chunkLRU is LRU2MB: LRM2MB's chunk list, also refreshed by accesses.
+// With one page a chunk it is LRU4KB, and over 2 MB region numbers it is
+// ObservUVM's LRU (Listing 1), refreshed by access-counter notifications.
 type chunkLRU struct{ *chunkLRM }
 
-func newChunkLRU(o Options) chunkLRU {
-	return chunkLRU{newChunkLRM(o.GPUs, o.Pages, o.PagesPerChunk)}
+func newChunkLRU(gpus int, pages, per uint64) chunkLRU {
+	return chunkLRU{newChunkLRM(gpus, pages, per)}
 }
+
+// Prefetched lists p without refreshing its chunk if the chunk is listed.
+func (c chunkLRU) Prefetched(g int, p uint64) { c.placeQuiet(g, p) }
 
 // Touch moves the chunk of an accessed resident page to the most recent end.
 func (c chunkLRU) Touch(g int, p uint64) {

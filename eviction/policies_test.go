@@ -11,7 +11,8 @@ import (
 var small = Options{GPUs: 2, Pages: 32, PagesPerChunk: 8, PagesPerBlock: 2, Seed: 1}
 
 // play builds policy name and applies script on GPU 0: "P5" places page 5,
-// "T5" touches it (ignored by a policy without Toucher), "R5" removes it.
+// "F5" places it by prefetch (Placed for a policy without Prefetcher), "T5"
+// touches it (ignored by a policy without Toucher), "R5" removes it.
 // GPU 1 holds page 30, touched, which GPU 0's victims must never include.
 func play(t *testing.T, name string, o Options, script string) Policy {
 	t.Helper()
@@ -19,6 +20,12 @@ func play(t *testing.T, name string, o Options, script string) Policy {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return apply(t, p, script)
+}
+
+// apply applies script to p as play does.
+func apply(t *testing.T, p Policy, script string) Policy {
+	t.Helper()
 	p.Placed(1, 30)
 	if tc, ok := p.(Toucher); ok {
 		tc.Touch(1, 30)
@@ -33,6 +40,12 @@ func play(t *testing.T, name string, o Options, script string) Policy {
 			p.Placed(0, pg)
 		case 'R':
 			p.Removed(0, pg)
+		case 'F':
+			if f, ok := p.(Prefetcher); ok {
+				f.Prefetched(0, pg)
+			} else {
+				p.Placed(0, pg)
+			}
 		case 'T':
 			if tc, ok := p.(Toucher); ok {
 				tc.Touch(0, pg)
@@ -76,6 +89,11 @@ func TestLRU2MB(t *testing.T) {
 		{"pinned pages stay", "P0 P1 P8", 1, []uint64{0}, []uint64{1}},
 		{"removed then placed again is most recent", "P0 P8 R0 P0", 1, nil, []uint64{8}},
 		{"n beyond the resident set", "P0 P9", 10, nil, []uint64{0, 9}},
+		{"a prefetch into a listed chunk does not refresh it", "P0 P8 F1", 1, nil, []uint64{0, 1}},
+		{"a prefetch lists a new chunk at the recent end", "P8 F0", 1, nil, []uint64{8}},
+	})
+	runVictims(t, LRM2MB, []victimCase{
+		{"a prefetch is a migration in", "P0 P8 F1", 1, nil, []uint64{8}},
 	})
 }
 
@@ -88,7 +106,76 @@ func TestLFU2MB(t *testing.T) {
 		{"n spans chunks in count order", "P0 P8 P16 T0 T0 T8", 2, nil, []uint64{16, 8}},
 		{"a fully pinned chunk gives nothing", "P0 P8 T8", 1, []uint64{0}, []uint64{8}},
 		{"n beyond the resident set", "P0 P9 T0", 10, nil, []uint64{9, 0}},
+		{"placing does not count", "P0 P0 P8 T8", 1, nil, []uint64{0}},
 	})
+}
+
+// ObservUVM's reading of LFU (Sec. VI-A) over one page a chunk: a fault
+// (P) on a known chunk counts, an access-counter hit (T) counts only a
+// resident one, a prefetch (F) lists without counting, the top bin
+// saturates, and history survives eviction unless Forget.
+func TestLFUObservUVM(t *testing.T) {
+	one := Options{GPUs: 2, Pages: 32, PagesPerChunk: 1, PagesPerBlock: 1}
+	observ := LFUOptions{Bins: 16, FaultsCount: true, ResidentOnly: true}
+	for _, c := range []struct {
+		name   string
+		opt    func(*LFUOptions)
+		script string
+		want   []uint64
+	}{
+		{"one bin: fault order", nil, "P1 P2 P3", []uint64{1, 2, 3}},
+		{"a second fault climbs a bin", nil, "P1 P2 P1", []uint64{2, 1}},
+		{"a hit climbs a bin", nil, "P1 P2 T1", []uint64{2, 1}},
+		{"lowest bin first, then by recency", nil, "P1 P1 P2 P2 P3", []uint64{3, 1, 2}},
+		{"a prefetch lists without counting", nil, "P1 P1 F2", []uint64{2, 1}},
+		{"a prefetch does not promote", nil, "P1 P2 F1", []uint64{1, 2}},
+		{"history: a refault counts", nil, "P1 P1 R1 P2 P2 P1", []uint64{2, 1}},
+		{"a hit on an evicted chunk is ignored", nil, "P1 R1 T1 P2 P1", []uint64{2, 1}},
+		{"no history: a refault starts at 0", func(o *LFUOptions) { o.Forget = true }, "P1 P1 R1 P2 P2 P1", []uint64{1, 2}},
+		{"the top bin saturates, ordered by recency", func(o *LFUOptions) { o.Bins = 2 }, "P1 P1 P1 P2 P2", []uint64{1, 2}},
+		{"a saturated hit moves to the recent end", func(o *LFUOptions) { o.Bins = 2 }, "P1 P1 P1 P2 P2 T1", []uint64{2, 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := observ
+			if c.opt != nil {
+				c.opt(&o)
+			}
+			p := apply(t, NewLFU(one, o), c.script)
+			if got := p.Victims(0, 10, none, nil); !slices.Equal(got, c.want) {
+				t.Fatalf("victims %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// Pick draws, then scans forward from its last draw, and shows taken every
+// index it tries.
+func TestPick(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		draws []int
+		n     int
+		tries int
+		taken []int
+		want  int
+		tried []int
+	}{
+		{"the first free draw", []int{3, 1}, 5, 2, nil, 3, []int{3}},
+		{"a taken draw draws again", []int{3, 1}, 5, 2, []int{3}, 1, []int{3, 1}},
+		{"then the scan from the last draw, wrapping", []int{3, 4}, 5, 2, []int{3, 4, 0}, 1, []int{3, 4, 0, 1}},
+		{"every index taken", []int{0}, 3, 1, []int{0, 1, 2}, -1, []int{0, 1, 2}},
+		{"nothing to pick", nil, 0, 2, nil, -1, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var tried []int
+			i := 0
+			draw := func(n int) int { d := c.draws[i]; i++; return d }
+			got := Pick(draw, c.n, c.tries, func(j int) bool { tried = append(tried, j); return slices.Contains(c.taken, j) })
+			if got != c.want || !slices.Equal(tried, c.tried) {
+				t.Fatalf("Pick = %d trying %v, want %d trying %v", got, tried, c.want, c.tried)
+			}
+		})
+	}
 }
 
 func TestNRU(t *testing.T) {

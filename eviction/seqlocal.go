@@ -20,13 +20,13 @@ const SequentialLocal = "sequential-local"
 
 // seqLocal is SequentialLocal: lru-4kb's page list, evicted by block.
 type seqLocal struct {
-	*pageLRU
+	chunkLRU   // one page a chunk: lru-4kb
 	per, pages uint64
 	listed     *marks // pages listed by the current Victims call
 }
 
 func newSeqLocal(o Options) *seqLocal {
-	return &seqLocal{pageLRU: newPageLRU(o.GPUs, o.Pages), per: o.PagesPerBlock, pages: o.Pages, listed: newMarks(o.Pages)}
+	return &seqLocal{chunkLRU: newChunkLRU(o.GPUs, o.Pages, 1), per: o.PagesPerBlock, pages: o.Pages, listed: newMarks(o.Pages)}
 }
 
 func (s *seqLocal) Victims(g, n int, pinned func(uint64) bool, dst []uint64) []uint64 {

@@ -5,6 +5,10 @@ import (
 	"github.com/mgpu-sim/mgpu/sweep"
 )
 
+// multi-oversub runs the oversubscription runtimes beside OASIS and GRIT,
+// which no paper has; docs/oversubscription.md reports it.
+func init() { register("oversubscription", func() []Figure { return []Figure{multiOversub()} }) }
+
 // The combinations of multiOversub: what a single-GPU oversubscription
 // runtime adds to a multi-GPU policy at 150% on 4 GPUs. Only the driver's
 // tree prefetcher and Early-Adaptor (which sets its thresholds) combine

@@ -12,6 +12,8 @@ import (
 	"github.com/mgpu-sim/mgpu/sweep"
 )
 
+func init() { register("observuvm", observFigures) }
+
 // ObservUVMWorkloads are ObservUVM's Table II applications, in its order
 // ("Observability-aided GPU Memory Oversubscription", ISCA 2026, Sec. VII,
 // Table II): MM, GMM, SRK, SR2, HEL, 2DC, GMV, LU, BLK, SPM, AN, SN, BTR

@@ -9,6 +9,8 @@ import (
 	"github.com/mgpu-sim/mgpu/sweep"
 )
 
+func init() { register("suv", suvFigures) }
+
 // SUVWorkloads are SUV's Table I applications, in its order ("SUV: Static
 // Analysis Guided Unified Virtual Memory", MICRO 2024, §VI, Table I): 2DC,
 // AN, BFS, BCG, BTR, DTG, FDT, FW, GMM, GRM, HEL, MM, MVT, SN, XSB.

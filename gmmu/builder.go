@@ -25,6 +25,8 @@ type Builder struct {
 	bufSize  int
 	delay    sim.VTimeInSec
 	frames   *Frames
+	// concurrent sends each fault at once (WithConcurrentFaults).
+	concurrent bool
 }
 
 // MakeBuilder returns a builder with GRIT Table I defaults.
@@ -82,10 +84,23 @@ func (b Builder) WithEarlyDatedSends(on bool) Builder { b.early = on; return b }
 // address.
 func (b Builder) WithFrames(f *Frames) Builder { b.frames = f; return b }
 
+// WithConcurrentFaults sends every fault to the driver as soon as it is
+// raised, with no limit on faults in flight (Comp.Concurrent): what a
+// driver that handles faults in hardware (uvm.fault_handling=hardware)
+// needs, since it ends no fault batch.
+func (b Builder) WithConcurrentFaults(on bool) Builder { b.concurrent = on; return b }
+
 // Build makes the GMMU named name, e.g. "GPU[0].GMMU".
 func (b Builder) Build(name string) (*Comp, error) {
 	if b.engine == nil {
 		return nil, fmt.Errorf("gmmu.Builder: an engine is required")
+	}
+	watcher, ok := b.engine.(engine.Watcher)
+	if !ok {
+		return nil, fmt.Errorf("gmmu.Builder: engine %T would drop the GMMU's errors and could not tell a finished run from a stalled one; build on mgpu's engine (engine.New(), or a partition of it)", b.engine)
+	}
+	if b.id < 0 {
+		return nil, fmt.Errorf("gmmu.Builder: GPU %d: WithGPUID takes the GPU's index from 0", b.id)
 	}
 	if b.pageSize == 0 || b.pageSize&(b.pageSize-1) != 0 {
 		return nil, fmt.Errorf("gmmu.Builder: page size %d is not a power of two", b.pageSize)
@@ -113,11 +128,11 @@ func (b Builder) Build(name string) (*Comp, error) {
 		table: make([]PTE, b.pages), big: newBigPages(uint64(b.cfg.BigPage), uint64(b.cfg.HugePage), b.pageSize, b.pages), walkers: newWalkerPool(b.cfg.Walkers),
 		pwc: pwc, cycle: sim.VTimeInSec(1e-6 / b.freqMHz), recvDelay: b.delay, frames: b.frames,
 	}
-	m.port = sim.NewLimitNumMsgPort(m, b.bufSize, name+".PCIe")
+	m.port = uvmproto.NewPort(m, b.bufSize, name+".PCIe")
 	m.AddPort("PCIe", m.port)
-	m.top = sim.NewLimitNumMsgPort(m, b.bufSize, name+".Top")
+	m.top = uvmproto.NewPort(m, b.bufSize, name+".Top")
 	m.AddPort("Top", m.top)
-	m.ctrl = sim.NewLimitNumMsgPort(m, b.bufSize, name+".Control")
+	m.ctrl = uvmproto.NewPort(m, b.bufSize, name+".Control")
 	m.AddPort("Control", m.ctrl)
 	m.src = engine.NewSource(b.engine)
 	m.out, m.topOut, m.ctrlOut = uvmproto.NewOutbox(m.port, b.engine), uvmproto.NewOutbox(m.top, b.engine), uvmproto.NewOutbox(m.ctrl, b.engine)
@@ -125,5 +140,9 @@ func (b Builder) Build(name string) (*Comp, error) {
 	for _, o := range []*uvmproto.Outbox{m.out, m.topOut, m.ctrlOut} {
 		o.SendEarly(b.early)
 	}
+	if b.concurrent {
+		m.Concurrent()
+	}
+	watcher.Watch(m)
 	return m, nil
 }

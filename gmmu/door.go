@@ -2,6 +2,7 @@ package gmmu
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/sarchlab/akita/v3/mem/vm"
 	"github.com/sarchlab/akita/v3/sim"
@@ -129,4 +130,32 @@ func (m *Comp) respond(now sim.VTimeInSec, req *vm.TranslationReq, page uint64) 
 		WithPage(vm.Page{PID: req.PID, VAddr: va, PAddr: pa, PageSize: m.pageSize,
 			Valid: true, DeviceID: uint64(where + 1), Unified: true}).Build()
 	m.topOut.Send(rsp, req.Src, now)
+	if m.gpuPort != nil {
+		m.keys.add(page, va)
+	}
+}
+
+// tlbKeys holds, per page, the tagged page addresses Top answered it
+// under: Akita's TLB keys an entry by the exact address it asked for, so
+// a shootdown or a dropped translation names these (ShootdownReq.VAddrs)
+// and the GPU need not rebuild tags from the allocator. They are kept for
+// the run: a TLB may hold an answer that crossed a flush.
+type tlbKeys map[uint64][]uint64
+
+func (k *tlbKeys) add(page, va uint64) {
+	if *k == nil {
+		*k = tlbKeys{}
+	}
+	if !slices.Contains((*k)[page], va) {
+		(*k)[page] = append((*k)[page], va)
+	}
+}
+
+// tlbKeysOf is the keys of the pages of items.
+func tlbKeysOf[T any](k tlbKeys, items []T, page func(T) uint64) []uint64 {
+	var out []uint64
+	for _, it := range items {
+		out = append(out, k[page(it)]...)
+	}
+	return out
 }

@@ -35,12 +35,12 @@ func (r *tagRecorder) Handle(sim.Event) error                  { return nil }
 func topSystem(t *testing.T, policy string) (*engine.Engine, *gmmu.Comp, *uvm.Driver, *tagRecorder) {
 	t.Helper()
 	e := engine.New()
-	driver, err := uvm.MakeBuilder().WithEngine(e).WithGPUs(1).
+	driver, err := uvm.MakeBuilder().WithEngine(e).WithGPUs(1).WithRecvDelay(1e-9).
 		WithPolicy(policy, pagepolicy.DefaultConfig()).WithPages(4096, 16).WithAddressBase(0x100000).Build("Driver")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mmu, err := gmmu.MakeBuilder().WithEngine(e).WithGPUID(0).WithPages(4096, 16).
+	mmu, err := gmmu.MakeBuilder().WithEngine(e).WithGPUID(0).WithPages(4096, 16).WithRecvDelay(1e-9).
 		WithAddressBase(0x100000).Build("GPU[0].GMMU")
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"github.com/sarchlab/akita/v3/mem/vm"
 	"github.com/sarchlab/akita/v3/sim"
 
+	mgpuengine "github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/gmmu"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/uvm"
@@ -27,18 +28,20 @@ func (r *requester) NotifyRecv(now sim.VTimeInSec, p sim.Port) {
 func (r *requester) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 func (r *requester) Handle(sim.Event) error                  { return nil }
 
-// A GMMU and the UVM driver wired to a bare Akita engine with Akita's own
-// DirectConnection, serving a translation request from a component that is
+// A GMMU and the UVM driver wired with Akita's own DirectConnection on
+// mgpu's engine (Akita's SerialEngine would drop their errors), each
+// handling a message a cycle after it arrives, as a DirectConnection
+// needs; serving a translation request from a component that is
 // not mgpu's: the page is unmapped, so the GMMU walks, raises a far fault,
 // the driver migrates the page from the host, and the GMMU answers.
 func Example_translation() {
-	engine := sim.NewSerialEngine()
-	driver, err := uvm.MakeBuilder().WithEngine(engine).WithGPUs(1).
+	engine := mgpuengine.New()
+	driver, err := uvm.MakeBuilder().WithEngine(engine).WithGPUs(1).WithRecvDelay(1e-9).
 		WithPolicy("on-touch", pagepolicy.DefaultConfig()).WithPages(4096, 16).WithAddressBase(0x100000).Build("Driver")
 	if err != nil {
 		panic(err)
 	}
-	mmu, err := gmmu.MakeBuilder().WithEngine(engine).WithGPUID(0).WithPages(4096, 16).
+	mmu, err := gmmu.MakeBuilder().WithEngine(engine).WithGPUID(0).WithPages(4096, 16).WithRecvDelay(1e-9).
 		WithAddressBase(0x100000).Build("GPU[0].GMMU")
 	if err != nil {
 		panic(err)

@@ -1,6 +1,10 @@
 package gmmu
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/uvmproto"
@@ -207,4 +211,47 @@ func (b *FaultBuffer) flushCounters() {
 	}
 	b.acInFlight = true
 	b.ready.Send = append(b.ready.Send, b.build.CounterBatch(b.gpu, pages, n))
+}
+
+// Unanswered says what the buffer still waits for from the driver, one
+// line each, none when nothing: at the end of a run, a fault nobody will
+// answer.
+func (b *FaultBuffer) Unanswered() []string {
+	var out []string
+	if len(b.outstanding) > 0 {
+		pages := make([]uint64, 0, len(b.outstanding))
+		for p := range b.outstanding {
+			pages = append(pages, p)
+		}
+		line := fmt.Sprintf("%d far faults unanswered (%s)", len(pages), PageList(pages))
+		if b.inFlight {
+			line += "; the driver never ended the fault batch in flight"
+		}
+		out = append(out, line)
+	}
+	if b.acInFlight {
+		out = append(out, fmt.Sprintf("an access-counter batch the driver never answered, %d notifications waiting behind it", len(b.acEnds)-b.acHead))
+	}
+	return out
+}
+
+// PageList names pages for a message: sorted, the first few only.
+func PageList(pages []uint64) string {
+	const shown = 8
+	s := slices.Sorted(slices.Values(pages))
+	var b strings.Builder
+	b.WriteString("page")
+	if len(s) > 1 {
+		b.WriteString("s")
+	}
+	for i, p := range s[:min(len(s), shown)] {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %d", p)
+	}
+	if len(s) > shown {
+		fmt.Fprintf(&b, " and %d more", len(s)-shown)
+	}
+	return b.String()
 }

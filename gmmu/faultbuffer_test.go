@@ -179,3 +179,45 @@ func TestFaultBufferCounterQueueKeepsOrder(t *testing.T) {
 		t.Fatalf("%d notifications with pages %v, want 40 with %v", notes, got, want)
 	}
 }
+
+// What the buffer waits for from the driver, named: the unresolved
+// faults' pages and the batch in flight, the counter batch unanswered;
+// nothing once the replies came.
+func TestFaultBufferUnanswered(t *testing.T) {
+	var log []string
+	b := NewFaultBuffer(0, 2)
+	if u := b.Unanswered(); len(u) != 0 {
+		t.Fatalf("an empty buffer waits for %q", u)
+	}
+	for _, p := range []uint64{9, 3, 5} {
+		b.Raise(0, uvmproto.FaultEntry{Page: p}, named{"w", &log})
+	}
+	b.Notify([]uint64{7})
+	want := []string{"3 far faults unanswered (pages 3, 5, 9); the driver never ended the fault batch in flight",
+		"an access-counter batch the driver never answered, 0 notifications waiting behind it"}
+	if got := b.Unanswered(); !slices.Equal(got, want) {
+		t.Errorf("unanswered %q, want %q", got, want)
+	}
+	b.Advance()
+	b.Reply([]uvmproto.Mapping{{Page: 9}}, make([]uvmproto.Resolution, 1), true, false) // page 9 went alone
+	b.Advance()
+	b.Reply([]uvmproto.Mapping{{Page: 3}, {Page: 5}}, make([]uvmproto.Resolution, 2), true, true)
+	if got := b.Unanswered(); len(got) != 0 {
+		t.Errorf("after every reply: %q", got)
+	}
+}
+
+func TestPageList(t *testing.T) {
+	for _, c := range []struct {
+		pages []uint64
+		want  string
+	}{
+		{[]uint64{4}, "page 4"},
+		{[]uint64{4, 1}, "pages 1, 4"},
+		{[]uint64{9, 8, 7, 6, 5, 4, 3, 2, 1, 0}, "pages 0, 1, 2, 3, 4, 5, 6, 7 and 2 more"},
+	} {
+		if got := PageList(c.pages); got != c.want {
+			t.Errorf("PageList(%v) = %q, want %q", c.pages, got, c.want)
+		}
+	}
+}

@@ -49,9 +49,9 @@ type Comp struct {
 	id       int
 	pageSize uint64
 	base     uint64
-	port     sim.Port // PCIe, to the driver
-	top      sim.Port // translation requests from another model
-	ctrl     sim.Port // the GPU side as messages (uvmproto/control.go)
+	port     *uvmproto.Port // PCIe, to the driver
+	top      *uvmproto.Port // translation requests from another model
+	ctrl     *uvmproto.Port // the GPU side as messages (uvmproto/control.go)
 	out      *uvmproto.Outbox
 	frames   *Frames // physical memory, for Top's answers (WithFrames)
 	topOut   *uvmproto.Outbox
@@ -59,6 +59,9 @@ type Comp struct {
 	driver   sim.Port
 	gpu      GPU
 	gpuPort  sim.Port // the GPU's control port, when it speaks messages
+	// keys are the tagged addresses Top answered each page under, which
+	// a GPU that speaks messages flushes from its TLB (tlbKeys).
+	keys tlbKeys
 	// shootdowns are the driver's shootdowns waiting for the GPU's
 	// ShootdownRsp, by the request's ID.
 	shootdowns map[string]*uvmproto.InvalidateMsg
@@ -258,16 +261,16 @@ func (m *Comp) apply(now sim.VTimeInSec) {
 // the GPU on Control is handled as it arrives, at the instant the
 // equivalent Go call (DataArrived, or a shootdown's return) would act,
 // unless the GMMU was built with a receive delay.
-func (m *Comp) NotifyRecv(now sim.VTimeInSec, p sim.Port) {
-	pending := &m.recvPending
-	switch p {
-	case m.top:
-		pending = &m.topPending
-	case m.ctrl:
-		pending = &m.ctrlPending
-		if m.recvDelay > 0 { // on a connection that needs it (DirectConnection)
-			break
-		}
+func (m *Comp) NotifyRecv(now sim.VTimeInSec, in sim.Port) {
+	pending, p := &m.recvPending, m.port
+	switch {
+	case m.top.Is(in):
+		pending, p = &m.topPending, m.top
+	case m.ctrl.Is(in):
+		pending, p = &m.ctrlPending, m.ctrl
+	}
+	m.fail(p.NeedsRecvDelay(m.recvDelay))
+	if p == m.ctrl && m.recvDelay == 0 && m.err == nil {
 		for msg := p.Retrieve(now); msg != nil && m.err == nil; msg = p.Retrieve(now) {
 			m.fail(m.control(now, msg))
 		}
@@ -283,10 +286,10 @@ func (m *Comp) NotifyRecv(now sim.VTimeInSec, p sim.Port) {
 
 // NotifyPortFree resends what a full connection refused.
 func (m *Comp) NotifyPortFree(now sim.VTimeInSec, p sim.Port) {
-	switch p {
-	case m.top:
+	switch {
+	case m.top.Is(p):
 		m.topOut.PortFree(now)
-	case m.ctrl:
+	case m.ctrl.Is(p):
 		m.ctrlOut.PortFree(now)
 	default:
 		m.out.PortFree(now)
@@ -302,13 +305,13 @@ func (m *Comp) Handle(e sim.Event) error {
 	switch ev := e.(type) {
 	case *recvEvent:
 		switch ev.port {
-		case m.top:
+		case sim.Port(m.top):
 			m.topPending = false
 			for msg := m.top.Retrieve(now); msg != nil; msg = m.top.Retrieve(now) {
 				m.fail(m.translate(now, msg))
 			}
 			return m.err
-		case m.ctrl:
+		case sim.Port(m.ctrl):
 			m.ctrlPending = false
 			for msg := m.ctrl.Retrieve(now); msg != nil; msg = m.ctrl.Retrieve(now) {
 				m.fail(m.control(now, msg))
@@ -346,6 +349,7 @@ func (m *Comp) receive(now sim.VTimeInSec, msg sim.Msg) error {
 			m.acknowledge(x, m.gpu.Shootdown(now, x.Entries))
 		case m.gpuPort != nil:
 			req := m.build.Shootdown(x.Entries)
+			req.VAddrs = tlbKeysOf(m.keys, x.Entries, func(iv uvmproto.Inval) uint64 { return iv.Page })
 			m.shootdowns[req.ID] = x
 			m.ctrlOut.Send(req, m.gpuPort, now)
 		default:
@@ -449,7 +453,9 @@ func (m *Comp) install(now sim.VTimeInSec, entries []uvmproto.Mapping) {
 		for i, e := range entries {
 			pages[i] = e.Page
 		}
-		m.ctrlOut.Send(m.build.DropTranslations(pages), m.gpuPort, now)
+		req := m.build.DropTranslations(pages)
+		req.VAddrs = tlbKeysOf(m.keys, pages, func(p uint64) uint64 { return p })
+		m.ctrlOut.Send(req, m.gpuPort, now)
 	}
 }
 
@@ -479,6 +485,11 @@ func (m *Comp) control(now sim.VTimeInSec, msg sim.Msg) error {
 		m.acknowledge(inv, now)
 	case *uvmproto.PagesArrivedMsg:
 		m.DataArrived(now, x.Batch)
+	case *uvmproto.CounterNotifyMsg:
+		if p, bad := beyond(x.Pages, func(p uint64) uint64 { return p }, uint64(len(m.table))); bad {
+			return fmt.Errorf("access-counter notification names page %d, beyond this GMMU's %d pages", p, len(m.table))
+		}
+		m.NotifyCounter(now, x.Pages)
 	default:
 		return fmt.Errorf("unexpected message %T on Control", msg)
 	}

@@ -112,13 +112,14 @@ func (p *cp) drop(s *cpGPU, r uint64) {
 	p.rebalance(s)
 }
 
-func (p *cp) OnPageFault(g int, r uint64) {
+func (p *cp) Placed(g int, r uint64) {
 	s := p.per[g]
 	p.drop(s, r)
 	p.insert(s, r)
 }
 
-func (p *cp) OnPrefetch(g int, r uint64, _ uint64) {
+// Prefetched inserts a region a prefetch brought; it does not promote one.
+func (p *cp) Prefetched(g int, r uint64) {
 	if s := p.per[g]; !s.l.has(r) {
 		p.insert(s, r)
 	}
@@ -130,7 +131,8 @@ func (p *cp) fix(s *cpGPU) {
 	}
 }
 
-func (p *cp) OnAccessCounter(g int, r uint64) {
+// Touch: a hit on a region CP nominated grows the window.
+func (p *cp) Touch(g int, r uint64) {
 	s := p.per[g]
 	if !s.nominated[r] || !s.l.has(r) {
 		return
@@ -142,20 +144,28 @@ func (p *cp) OnAccessCounter(g int, r uint64) {
 	p.rebalance(s)
 }
 
-func (p *cp) OnEviction(g int, r uint64, unseen bool) {
+// Unseen: a region CP nominated left unseen, so the window shrinks.
+func (p *cp) Unseen(g int, r uint64) {
 	s := p.per[g]
 	p.fix(s)
 	if s.nominated[r] {
-		delete(s.nominated, r)
-		if unseen {
-			s.w = max(1, s.w-p.step)
-			s.shrk++
-		}
+		s.w = max(1, s.w-p.step)
+		s.shrk++
 	}
+}
+
+func (p *cp) Removed(g int, r uint64) {
+	s := p.per[g]
+	p.fix(s)
+	delete(s.nominated, r)
 	p.drop(s, r)
 }
 
-func (p *cp) Victim(g int, skip func(uint64) bool) (uint64, bool) {
+func (p *cp) Victims(g, n int, skip func(uint64) bool, dst []uint64) []uint64 {
+	return requests(p.victim, g, n, skip, dst)
+}
+
+func (p *cp) victim(g int, skip func(uint64) bool) (uint64, bool) {
 	s := p.per[g]
 	if p.tail {
 		return s.l.first(s.l.tail(), true, skip)

@@ -1,11 +1,18 @@
 package observuvm
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mgpu-sim/mgpu/eviction"
+)
 
 // Options are what the simulator tells an Engine beyond Config.
 type Options struct {
 	GPUs     int
 	PageSize uint64 // bytes, a power of two
+	// Pages is the page count: page numbers are 0..Pages-1. It sizes the
+	// eviction policy's region lists.
+	Pages uint64
 	// Allocations are the footprint's allocations, for RGP's streams and
 	// bounds (nil: one allocation of every page).
 	Allocations []Range
@@ -35,7 +42,9 @@ type Engine struct {
 	geo   Geometry
 	obs   *Observer
 	pol   Policy
-	hit   HitObserver
+	touch eviction.Toucher // pol's, or nil
+	hit   HitObserver      // pol's, or nil
+	fb    Feedback         // pol's, or nil
 	fdp   *FDP
 	rgp   *RGP
 	units []*CounterUnit
@@ -47,6 +56,7 @@ type Engine struct {
 	cur           int
 	curRegion     uint64
 	cands         []uint64
+	victim        []uint64
 	targets       []Target
 	skipFn, hbmFn func(uint64) bool
 	blockFn       func(int) bool
@@ -59,13 +69,18 @@ func NewEngine(cfg Config, o Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	pol, err := New(cfg.Policy, cfg, o.GPUs)
+	if o.Pages == 0 {
+		return nil, fmt.Errorf("observuvm: an engine over 0 pages")
+	}
+	pol, err := New(cfg.Policy, cfg, o.GPUs, (o.Pages+obs.Geometry().PagesPerRegion-1)/obs.Geometry().PagesPerRegion)
 	if err != nil {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, geo: obs.Geometry(), obs: obs, pol: pol, res: o.Resident,
 		thr: make([]int, o.GPUs), stats: make([]EngineStats, o.GPUs)}
+	e.touch, _ = pol.(eviction.Toucher)
 	e.hit, _ = pol.(HitObserver)
+	e.fb, _ = pol.(Feedback)
 	for g := range o.GPUs {
 		u, err := NewCounterUnit(cfg.Counters, cfg.CounterThreshold, cfg.CounterGranularity, o.PageSize)
 		if err != nil {
@@ -141,7 +156,7 @@ func (e *Engine) OnPageFault(g int, page uint64, dst []Action) []Action {
 	e.stats[g].Faults++
 	r := e.geo.Region(page)
 	e.obs.OnFault(g, r)
-	e.pol.OnPageFault(g, r)
+	e.pol.Placed(g, r)
 	if e.rgp != nil {
 		e.cur = g
 		e.targets = e.rgp.OnFault(g, page, e.hbmFn, e.targets[:0])
@@ -176,7 +191,7 @@ func (e *Engine) OnPrefetch(g int, region uint64, blocks uint64, dst []Action) [
 	e.check(g)
 	e.stats[g].Prefetches++
 	e.obs.OnResident(g, region)
-	e.pol.OnPrefetch(g, region, blocks)
+	prefetched(e.pol, g, region)
 	if e.fdp != nil && blocks != 0 && e.obs.State(g, region) == Resident && e.obs.Free(g, ForFeedback) > 0 {
 		e.cur, e.curRegion, e.fbBlocks = g, region, blocks
 		dst, _ = e.obs.Observe(g, region, ForFeedback, e.blockFn, dst)
@@ -193,7 +208,10 @@ func (e *Engine) OnEviction(g int, region uint64, dst []Action) []Action {
 	start := len(dst)
 	unseen, p, dst := e.obs.OnEvicted(g, region, dst)
 	e.clearCounters(g, dst[start:])
-	e.pol.OnEviction(g, region, unseen)
+	if unseen && e.fb != nil {
+		e.fb.Unseen(g, region)
+	}
+	e.pol.Removed(g, region)
 	if unseen && p == ForFeedback && e.fdp != nil {
 		dst = e.feedback(g, false, dst)
 	}
@@ -238,7 +256,9 @@ func (e *Engine) OnRemoteAccess(g int, page uint64, src Source, dst []Action) []
 		return dst
 	}
 	e.clearCounters(g, dst[start:])
-	e.pol.OnAccessCounter(g, r)
+	if e.touch != nil {
+		e.touch.Touch(g, r)
+	}
 	switch {
 	case p == ForFeedback && e.fdp != nil:
 		dst = e.feedback(g, true, dst)
@@ -262,7 +282,11 @@ func (e *Engine) OnHit(g int, page uint64) {
 // regions for which skip is true (nil: none).
 func (e *Engine) Victim(g int, skip func(region uint64) bool) (uint64, bool) {
 	e.check(g)
-	return e.pol.Victim(g, skip)
+	e.victim = e.pol.Victims(g, 1, orNone(skip), e.victim[:0])
+	if len(e.victim) == 0 {
+		return 0, false
+	}
+	return e.victim[0], true
 }
 
 // Refill fills g's eviction-observation budget with the policy's

@@ -16,6 +16,9 @@ func mustEngine(t *testing.T, c Config, o Options) *Engine {
 	if o.PageSize == 0 {
 		o.PageSize = page64K
 	}
+	if o.Pages == 0 {
+		o.Pages = 1 << 16
+	}
 	e, err := NewEngine(c, o)
 	if err != nil {
 		t.Fatal(err)

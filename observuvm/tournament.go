@@ -1,5 +1,7 @@
 package observuvm
 
+import "github.com/mgpu-sim/mgpu/eviction"
+
 // tournament is the meta-policy of Algorithm 1 (Sec. VI-B, Fig. 7d). Every
 // constituent sees every event and keeps its own order (lines 1-2). Each
 // eviction request, one Victim call, is taken from the active policies in
@@ -44,6 +46,7 @@ type tourGPU struct {
 	prop   map[uint64]int // proposed victims not yet evicted, and their policy
 	lists  [][]uint64
 	seen   map[uint64]bool
+	one    []uint64 // a constituent's victim
 }
 
 // Standing is one constituent's record on one GPU.
@@ -59,14 +62,14 @@ type Contest interface {
 	Standings(gpu int) []Standing
 }
 
-func newTournament(c Config, gpus int) (*tournament, error) {
+func newTournament(c Config, gpus int, regions uint64) (*tournament, error) {
 	t := &tournament{thr: uint64(c.TournamentThreshold), factor: c.TournamentFactor,
 		once: c.TournamentBlame == BlameEviction}
 	for _, name := range c.Constituents() {
 		if name == Tournament {
 			return nil, errNested
 		}
-		p, err := New(name, c, gpus)
+		p, err := New(name, c, gpus, regions)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +100,7 @@ const (
 
 func (*tournament) Name() string { return Tournament }
 
-func (t *tournament) OnPageFault(g int, r uint64) {
+func (t *tournament) Placed(g int, r uint64) {
 	s := t.per[g]
 	if pi, ok := s.cause[r]; ok {
 		if t.once {
@@ -110,7 +113,7 @@ func (t *tournament) OnPageFault(g int, r uint64) {
 		}
 	}
 	for _, p := range t.pols {
-		p.OnPageFault(g, r)
+		p.Placed(g, r)
 	}
 }
 
@@ -128,26 +131,40 @@ func (t *tournament) retire(s *tourGPU) {
 	s.rr %= len(s.active)
 }
 
-func (t *tournament) OnAccessCounter(g int, r uint64) {
+// Touch passes an access-counter hit to the constituents that take them.
+func (t *tournament) Touch(g int, r uint64) {
 	for _, p := range t.pols {
-		p.OnAccessCounter(g, r)
+		if x, ok := p.(eviction.Toucher); ok {
+			x.Touch(g, r)
+		}
 	}
 }
 
-func (t *tournament) OnEviction(g int, r uint64, unseen bool) {
+// Unseen passes the negative feedback to the constituents that take it.
+func (t *tournament) Unseen(g int, r uint64) {
+	for _, p := range t.pols {
+		if f, ok := p.(Feedback); ok {
+			f.Unseen(g, r)
+		}
+	}
+}
+
+// Removed records the cause of a proposed region's eviction.
+func (t *tournament) Removed(g int, r uint64) {
 	s := t.per[g]
 	if pi, ok := s.prop[r]; ok {
 		s.cause[r] = pi
 		delete(s.prop, r)
 	}
 	for _, p := range t.pols {
-		p.OnEviction(g, r, unseen)
+		p.Removed(g, r)
 	}
 }
 
-func (t *tournament) OnPrefetch(g int, r uint64, blocks uint64) {
+// Prefetched passes a prefetch on, as each constituent reads one.
+func (t *tournament) Prefetched(g int, r uint64) {
 	for _, p := range t.pols {
-		p.OnPrefetch(g, r, blocks)
+		prefetched(p, g, r)
 	}
 }
 
@@ -160,21 +177,26 @@ func (t *tournament) OnHit(g int, r uint64) {
 	}
 }
 
-// Victim is one eviction request: it asks the active policy whose turn it
+// victim is one eviction request: it asks the active policy whose turn it
 // is (if it has no victim, the next active ones in turn), passes the turn
-// on, and remembers the proposal, so that OnEviction can record the cause.
-func (t *tournament) Victim(g int, skip func(uint64) bool) (uint64, bool) {
+// on, and remembers the proposal, so that Removed can record the cause.
+func (t *tournament) victim(g int, skip func(uint64) bool) (uint64, bool) {
 	s := t.per[g]
 	for i := range s.active {
 		k := (s.rr + i) % len(s.active)
 		pi := s.active[k]
-		if r, ok := t.pols[pi].Victim(g, skip); ok {
-			s.prop[r] = pi
+		s.one = t.pols[pi].Victims(g, 1, skip, s.one[:0])
+		if v := s.one; len(v) == 1 {
+			s.prop[v[0]] = pi
 			s.rr = (k + 1) % len(s.active)
-			return r, true
+			return v[0], true
 		}
 	}
 	return 0, false
+}
+
+func (t *tournament) Victims(g, n int, skip func(uint64) bool, dst []uint64) []uint64 {
+	return requests(t.victim, g, n, skip, dst)
 }
 
 func (t *tournament) Candidates(g, n int, skip func(uint64) bool, dst []uint64) []uint64 {

@@ -36,20 +36,20 @@ func TestTournamentBlame(t *testing.T) {
 		// turn, then LRU's, each skipping what is already listed.
 		listed := map[uint64]bool{}
 		skip := func(r uint64) bool { return listed[r] }
-		v, _ := p.Victim(0, skip)
+		v, _ := victim(p, 0, skip)
 		listed[v] = true
-		w, _ := p.Victim(0, skip)
+		w, _ := victim(p, 0, skip)
 		if v != 1 || w != 2 {
 			t.Fatalf("victims %d (LRM's turn) then %d (LRU's), want 1 then 2", v, w)
 		}
-		p.OnEviction(0, 1, false)
-		p.OnEviction(0, 2, false) // both proposals are causes, in either order
-		p.OnEviction(0, 3, false) // not proposed: no cause
-		if _, ok := p.Victim(0, nil); ok {
+		evict(p, 0, 1, false)
+		evict(p, 0, 2, false) // both proposals are causes, in either order
+		evict(p, 0, 3, false) // not proposed: no cause
+		if _, ok := victim(p, 0, nil); ok {
 			t.Fatal("a victim on an empty GPU 0")
 		}
 		for _, op := range []uint64{1, 1, 2, 3} { // refault 1 (LRM's) twice, 2 (LRU's), 3 (no cause)
-			p.OnPageFault(0, op)
+			p.Placed(0, op)
 		}
 		s := standings(p, 0)
 		if s[LRM].Blame != c.lrm || s[LRU].Blame != c.lru || !s[LRM].Active || !s[LRU].Active {
@@ -64,7 +64,7 @@ func TestTournamentBlame(t *testing.T) {
 // The retire rule (lines 13-17) on set blame counts: share > 1.2/|A| of
 // the whole sum, retired policies' blame included; the last never retires.
 func TestTournamentRetire(t *testing.T) {
-	p, err := New(Tournament, tourConfig(3, LRU, LFU, CP), 1)
+	p, err := New(Tournament, tourConfig(3, LRU, LFU, CP), 1, testRegions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +144,8 @@ func TestTournamentCandidates(t *testing.T) {
 	if got := p.Candidates(0, 3, skipSet(1), nil); !slices.Equal(got, []uint64{2, 3, 4}) {
 		t.Fatalf("candidates with 1 observed %v", got)
 	}
-	v, _ := p.Victim(0, nil)
-	p.OnEviction(0, v, false) // LRU's 1; CP's turn next
+	v, _ := victim(p, 0, nil)
+	evict(p, 0, v, false) // LRU's 1; CP's turn next
 	if got := p.Candidates(0, 2, nil, nil); !slices.Equal(got, []uint64{3, 2}) {
 		t.Fatalf("candidates on CP's turn %v", got)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mgpu-sim/mgpu/cache"
 	"github.com/mgpu-sim/mgpu/objtable"
 )
@@ -54,6 +56,10 @@ type oasis struct {
 	history  []PolicyChange
 	launches int
 	st       oasisStats
+	// log hears, once (warned), of a fault with an untagged pointer on a
+	// page of a known object.
+	log    zerolog.Logger
+	warned bool
 }
 
 type oasisStats struct {
@@ -66,7 +72,13 @@ type oasisStats struct {
 func init() {
 	// OASIS reads the Obj_ID from the pointer's tag; OASIS-InMem keeps
 	// pointers untagged and finds the object in its shadow map.
-	Register("oasis", Traits{ObjectIDs: true}, func(c Config, _ Env) (Policy, error) { return newOASIS(c, false) })
+	Register("oasis", Traits{ObjectIDs: true}, func(c Config, env Env) (Policy, error) {
+		o, err := newOASIS(c, false)
+		if o != nil {
+			o.log = env.Log
+		}
+		return o, err
+	})
 	Register("oasis-inmem", Traits{Untagged: true}, func(c Config, _ Env) (Policy, error) { return newOASIS(c, true) })
 	learning := append(slices.Clone(counterKeys), "dup_write_first", "reset_threshold")
 	ReadsKeys("oasis", append(slices.Clone(learning), "otable_entries", "otable_ns", "id_bits")...)
@@ -195,6 +207,7 @@ func (o *oasis) Decide(f Fault, p Page) Decision {
 	id, ns, ok := o.object(f)
 	if !ok {
 		// Not a managed object: nothing to learn from.
+		o.warnUntagged(f)
 		return withCost(onTouch{}.Decide(f, p), ns)
 	}
 	e, _ := o.table.Lookup(id)
@@ -308,4 +321,16 @@ func (o *oasis) stats() map[string]float64 {
 		s["host_llc_misses"] = float64(o.llcMisses)
 	}
 	return s
+}
+
+// warnUntagged logs, once a run, a fault whose pointer carries no tag on
+// a page the driver's object lookup places in an object: OASIS reads the
+// Obj_ID from the tag only, so such pages stay on-touch without a word.
+func (o *oasis) warnUntagged(f Fault) {
+	if o.warned || o.inmem || f.Object < 0 {
+		return
+	}
+	o.warned = true
+	o.log.Warn().Int("gpu", f.GPU).Uint64("page", f.Page).Int("object", f.Object).Str("ptr", fmt.Sprintf("%#x", f.Ptr)).
+		Msg("OASIS: a fault with an untagged pointer on a page of a known object; OASIS reads the Obj_ID from the pointer's tag, so the page is handled on-touch: fault with the object's tagged pointer (objtable.Tagging.Encode, as the allocation's Ptr), or use oasis-inmem, which needs no tag")
 }

@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/pte"
 )
@@ -164,6 +166,9 @@ type Env struct {
 	// Table is the driver's page table, read-only. GRIT reads the bits
 	// of a fault's neighbours from it and sizes its PA-Table by it.
 	Table PageView
+	// Log is where a policy warns of what it cannot use (OASIS: faults
+	// with untagged pointers on the pages of known objects).
+	Log zerolog.Logger
 }
 
 // EventKind says what an Event reports.

@@ -266,6 +266,9 @@ func Build(o Options) (*System, error) {
 	if note := benchmarks.ClampNote(w, o.params(), alloc.Footprint()); note != "" {
 		s.log.Warn().Msg(note)
 	}
+	if note := spreadNote(o, kernels); note != "" {
+		s.log.Warn().Msg(note)
+	}
 	if e := s.log.Debug(); e.Enabled() {
 		e.Int("kernels", len(kernels)).Int("objects", len(alloc.Objects())).Uint64("footprint_bytes", alloc.Footprint()).
 			Int("capacity_pages", capacity).Msg("system built")
@@ -526,3 +529,18 @@ func accessCounters(c Config) uvm.Counters {
 // state at init, so an embedding model may still pick its own generator
 // (sim.UseParallelIDGenerator) before its first message.
 func BeforeConcurrentRuns() { sim.GetIDGenerator() }
+
+// spreadNote is benchmarks.SpreadNote for a replayed recording, whose
+// grids are what the recorded program launched (a built-in workload
+// sizes its grids to the GPUs).
+func spreadNote(o Options, kernels []benchmarks.Kernel) string {
+	if o.Program == nil {
+		return ""
+	}
+	wgs := make([]int, len(kernels))
+	for i, k := range kernels {
+		wgs[i] = k.Workgroups
+	}
+	c := o.Config
+	return benchmarks.SpreadNote(wgs, c.Distribution, c.GPUs, c.GPU.CUs)
+}

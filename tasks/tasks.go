@@ -8,7 +8,12 @@
 // shows the few lines). Tasks cost nothing while no hook is attached.
 package tasks
 
-import "github.com/sarchlab/akita/v3/sim"
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/sarchlab/akita/v3/sim"
+)
 
 // The hook positions of a task's start and end; the hook's item is a Task.
 var (
@@ -47,4 +52,22 @@ func Start(d Domain, t Task) {
 // End tells d's hooks that the task id ended.
 func End(d Domain, id string) {
 	d.InvokeHook(sim.HookCtx{Domain: d, Pos: HookPosEnd, Item: Task{ID: id}})
+}
+
+// akitaTracing is the package of Akita's tracers, whose CollectTrace
+// attaches a hook that hears Akita's own task positions only.
+const akitaTracing = "github.com/sarchlab/akita/v3/tracing"
+
+// Refused is an error when h is the hook Akita's tracing.CollectTrace
+// attaches: it waits for Akita's task positions, which mgpu's components
+// never raise, so it would record nothing. A component refuses it.
+func Refused(h sim.Hook) error {
+	t := reflect.TypeOf(h)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.PkgPath() != akitaTracing {
+		return nil
+	}
+	return fmt.Errorf("a hook of Akita's tracing.CollectTrace was attached; it hears only Akita's task positions, which mgpu's components do not raise (they raise tasks.Task at tasks.HookPosStart and HookPosEnd), so it would record no task: attach a hook that hands each tasks.Task to the tracer instead (examples/embedding/tracing.go shows one)")
 }

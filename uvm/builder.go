@@ -258,7 +258,7 @@ func (b Builder) BuildService() (*Service, error) {
 	if s.pinned == nil && slices.ContainsFunc(s.rts, Runtime.Evicts) { // a runtime that evicts spares the batch's pages
 		s.pinned = make([]uint64, b.pages)
 	}
-	p, err := pagepolicy.New(b.policy, b.polCfg, pagepolicy.Env{Table: s.table})
+	p, err := pagepolicy.New(b.policy, b.polCfg, pagepolicy.Env{Table: s.table, Log: b.log})
 	if err != nil {
 		return nil, err
 	}
@@ -285,6 +285,10 @@ func (b Builder) Build(name string) (*Driver, error) {
 	if b.engine == nil {
 		return nil, fmt.Errorf("uvm.Builder: an engine is required")
 	}
+	watcher, ok := b.engine.(engine.Watcher)
+	if !ok {
+		return nil, fmt.Errorf("uvm.Builder: engine %T would drop the driver's errors and could not tell a finished run from a stalled one; build on mgpu's engine (engine.New(), or a partition of it)", b.engine)
+	}
 	if b.bufSize < 1 {
 		return nil, fmt.Errorf("uvm.Builder: buffer size %d: must be at least 1", b.bufSize)
 	}
@@ -299,12 +303,13 @@ func (b Builder) Build(name string) (*Driver, error) {
 	d := &Driver{ComponentBase: sim.NewComponentBase(name), engine: b.engine, svc: svc, core: svc.Core(), recvDelay: b.delay, log: b.log,
 		lineBytes: line, hostMem: sim.VTimeInSec(b.cfg.HostMemoryNs * 1e-9)}
 	d.src = engine.NewSource(b.engine)
-	d.port = sim.NewLimitNumMsgPort(d, b.bufSize, name+".PCIe")
+	d.port = uvmproto.NewPort(d, b.bufSize, name+".PCIe")
 	d.AddPort("PCIe", d.port)
 	out := uvmproto.NewOutbox(d.port, b.engine)
 	out.SendEarly(b.early)
 	d.out = out
 	svc.tracer = driverTasks{d}
+	watcher.Watch(d)
 	return d, nil
 }
 

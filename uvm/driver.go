@@ -20,7 +20,7 @@ type Driver struct {
 	engine sim.Engine
 	svc    *Service
 	core   Core // svc's Core: its batches or UVMMU's hardware path
-	port   sim.Port
+	port   *uvmproto.Port
 	out    outbox
 	gpus   []sim.Port // each GMMU's PCIe port
 	err    error
@@ -101,6 +101,15 @@ func (d *Driver) ConnectGPU(g int, p sim.Port) error {
 				d.Name(), g, p.Component().Name(), base, d.svc.base)
 		}
 	}
+	if m, ok := p.Component().(gpuIdentity); ok {
+		if id := m.GPUID(); id != g {
+			return fmt.Errorf("%s: %s was built WithGPUID(%d) but connected as GPU %d: its faults would name GPU %d; build it WithGPUID(%d) or connect it as GPU %d",
+				d.Name(), p.Component().Name(), id, g, id, g, id)
+		}
+		if hw := d.svc.hw != nil; m.ConcurrentFaults() != hw {
+			return fmt.Errorf("%s: %s", d.Name(), concurrencyMismatch(p.Component().Name(), hw))
+		}
+	}
 	for len(d.gpus) <= g {
 		d.gpus = append(d.gpus, nil)
 	}
@@ -113,6 +122,23 @@ func (d *Driver) ConnectGPU(g int, p sim.Port) error {
 type pageGeometry interface {
 	Geometry() (pageSize, pages uint64)
 	AddressBase() uint64
+}
+
+// gpuIdentity is a GMMU that says which GPU it serves and how it sends
+// faults (gmmu.Comp), so that ConnectGPU can refuse one built for another
+// slot or another kind of fault handling.
+type gpuIdentity interface {
+	GPUID() int
+	ConcurrentFaults() bool
+}
+
+// concurrencyMismatch says how GMMU name and a driver that handles faults
+// in hardware (hw) or in batches disagree.
+func concurrencyMismatch(name string, hw bool) string {
+	if hw {
+		return name + " sends one fault batch at a time and waits for its end, which a driver that handles faults in hardware (uvm.fault_handling=hardware) never sends: build the GMMU WithConcurrentFaults(true)"
+	}
+	return name + " sends every fault at once (WithConcurrentFaults), which only a driver that handles faults in hardware expects; this driver services batches (uvm.fault_handling=software): build the GMMU without it"
 }
 
 // SetChecker turns on the coherence checking mode.
@@ -146,6 +172,7 @@ func (d *Driver) Place(now sim.VTimeInSec, l Launch, done func(now sim.VTimeInSe
 
 // NotifyRecv schedules a drain of the port at the current time.
 func (d *Driver) NotifyRecv(now sim.VTimeInSec, _ sim.Port) {
+	d.fail(d.port.NeedsRecvDelay(d.recvDelay))
 	if !d.recvPending {
 		d.recvPending = true
 		d.engine.Schedule(&driverEvent{t: now + d.recvDelay, o: d.src.Next(engine.RankDriver), h: d})
@@ -172,6 +199,10 @@ func (d *Driver) Handle(e sim.Event) error {
 	for msg := d.port.Retrieve(now); msg != nil && d.err == nil; msg = d.port.Retrieve(now) {
 		if req, ok := msg.(*uvmproto.RDMAReq); ok {
 			d.serveHost(now, req)
+			continue
+		}
+		if l, ok := msg.(*uvmproto.LaunchMsg); ok {
+			d.fail(d.Observe(pagepolicy.Launched(l.Objects)))
 			continue
 		}
 		d.logReceived(now, msg)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	mgpuengine "github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/uvm"
 	"github.com/mgpu-sim/mgpu/uvmproto"
@@ -53,9 +54,9 @@ func (g *otherGPU) Handle(sim.Event) error                  { return nil }
 // Akita's DirectConnection: GPU 0 writes page 5 first, then GPU 1 writes
 // it, and the on-touch policy migrates it between them.
 func Example_otherGPUModel() {
-	engine := sim.NewSerialEngine()
-	driver, err := uvm.MakeBuilder().WithEngine(engine).WithGPUs(2).
-		WithPolicy("on-touch", pagepolicy.DefaultConfig()).WithPages(4096, 8).Build("Driver")
+	engine := mgpuengine.New()                                                           // Akita's SerialEngine would drop the driver's errors
+	driver, err := uvm.MakeBuilder().WithEngine(engine).WithGPUs(2).WithRecvDelay(1e-9). // a DirectConnection needs a cycle
+												WithPolicy("on-touch", pagepolicy.DefaultConfig()).WithPages(4096, 8).Build("Driver")
 	if err != nil {
 		panic(err)
 	}

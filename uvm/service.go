@@ -260,6 +260,10 @@ func (s *Service) Receive(now sim.VTimeInSec, msg sim.Msg) error {
 // a GMMU and a driver built with different page counts would otherwise
 // index past the page table.
 func (s *Service) inRange(msg sim.Msg) error {
+	if g, ok := senderGPU(msg); ok && (g < 0 || g >= s.gpus) {
+		return fmt.Errorf("uvm: %T from GPU %d, but the driver serves GPUs 0 to %d (WithGPUs(%d)): build each GMMU WithGPUID of the slot ConnectGPU connects it to",
+			msg, g, s.gpus-1, s.gpus)
+	}
 	n := uint64(s.table.Len())
 	switch x := msg.(type) {
 	case *uvmproto.FaultBatchMsg:
@@ -276,6 +280,23 @@ func (s *Service) inRange(msg sim.Msg) error {
 		}
 	}
 	return nil
+}
+
+// senderGPU is the GPU a GMMU's message names as its sender.
+func senderGPU(msg sim.Msg) (int, bool) {
+	switch x := msg.(type) {
+	case *uvmproto.FaultBatchMsg:
+		return x.GPU, true
+	case *uvmproto.CounterBatchMsg:
+		return x.GPU, true
+	case *uvmproto.InvalidateAckMsg:
+		return x.GPU, true
+	case *uvmproto.TransferDoneMsg:
+		return x.GPU, true
+	case *uvmproto.WritebackMsg:
+		return x.From, true
+	}
+	return 0, false
 }
 
 func (s *Service) arrived(now sim.VTimeInSec, id uint64) error {

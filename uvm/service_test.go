@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sarchlab/akita/v3/sim"
+
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
@@ -239,5 +241,49 @@ func TestServicePerFaultCharge(t *testing.T) {
 		if math.Abs(float64(next.WakeAt)-want) > 1e-15 {
 			t.Errorf("%s: the second batch is ready at %v, want %v (%d faults charged)", c.charge, next.WakeAt, want, c.charged)
 		}
+	}
+}
+
+// Every message that names its sender is range-checked against the GPUs
+// the driver serves (a GMMU built for GPU 2 on a 2-GPU driver panicked in
+// startBatch), under batches and under hardware handling.
+func TestServiceRangeChecksSenders(t *testing.T) {
+	b := uvmproto.MakeBuilder()
+	inv := b.Invalidate(nil, 1)
+	msgs := map[string]func(g int) sim.Msg{
+		"fault batch":   func(g int) sim.Msg { return faults(g, 1) },
+		"counter batch": func(g int) sim.Msg { return b.CounterBatch(g, []uint64{1}, 1) },
+		"shootdown ack": func(g int) sim.Msg { return b.InvalidateAck(inv, g) },
+		"transfer done": func(g int) sim.Msg { return b.TransferDone(g, 1) },
+		"write-back":    func(g int) sim.Msg { return b.Writeback(g, []uint64{1}, 1) },
+	}
+	for name, msg := range msgs {
+		for _, g := range []int{-1, 2, 64} {
+			s := newService(t, "on-touch", 2, 8)
+			err := s.Receive(0, msg(g))
+			if err == nil || !strings.Contains(err.Error(), "serves GPUs 0 to 1") {
+				t.Errorf("%s from GPU %d: %v; want the range named", name, g, err)
+			}
+		}
+	}
+}
+
+// What the service waits for, named: the batch in service and its phase,
+// the batches queued behind it; nothing once all is answered.
+func TestServiceWaiting(t *testing.T) {
+	s := newService(t, "on-touch", 2, 8)
+	if w := s.Waiting(); len(w) != 0 {
+		t.Fatalf("an idle service waits for %q", w)
+	}
+	must(t, s.Receive(0, faults(0, 1)))
+	must(t, s.Receive(0, faults(1, 2)))
+	got := strings.Join(s.Waiting(), "; ")
+	if want := "batch 1 of GPU 0 in service, waiting for a wake-up that never came; 1 batches queued behind it"; got != want {
+		t.Errorf("waiting: %q, want %q", got, want)
+	}
+	must(t, s.Tick(drain(s).WakeAt)) // page 1 comes from the host
+	got = strings.Join(s.Waiting(), "; ")
+	if !strings.HasPrefix(got, "batch 1 of GPU 0 in service, waiting for 1 page transfers") {
+		t.Errorf("waiting after the service time: %q", got)
 	}
 }

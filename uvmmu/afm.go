@@ -3,6 +3,8 @@ package uvmmu
 import (
 	"math/rand/v2"
 
+	"github.com/mgpu-sim/mgpu/eviction"
+
 	"github.com/sarchlab/akita/v3/sim"
 )
 
@@ -146,37 +148,41 @@ func (u *Unit) reserve(fg uint32, t sim.VTimeInSec, cyc *uint64) {
 // IPgT to check the protection flag": each try is one IPgT read. A mapped
 // frame-group goes to the DCQ with S = 1 unless it is queued already or
 // being filled (choices; the paper is silent). It runs right after a full
-// FrAB pass of the same refill, so no frame-group is free. After
-// VictimTries misses in a row it probes the frame-groups after the last
-// try, in order. It reports whether the DCQ reached RefillTo; it stops
-// short only when no candidate is left (the model knows; the hardware
-// would go on drawing until a Complete or a Release).
+// FrAB pass of the same refill, so no frame-group is free. Each victim is
+// Linear-Random's choice (eviction.Pick): VictimTries draws, then the
+// frame-groups after the last try, in order. It reports whether the DCQ
+// reached RefillTo; it stops short only when no candidate is left (the
+// model knows; the hardware would go on drawing until a Complete or a
+// Release).
 func (u *Unit) drawVictims(t sim.VTimeInSec, cyc *uint64) bool {
 	frames := u.tab.frames()
-	misses := 0
-	for u.q.n < u.cfg.RefillTo {
-		if u.tab.nEligible == 0 {
-			return false
-		}
-		fg := (u.lastDraw + 1) % frames
-		if misses < u.cfg.VictimTries {
-			fg = u.picker.Next(frames) % frames
-		}
-		u.lastDraw = fg
+	taken := func(i int) bool {
 		*cyc += uint64(u.cfg.IPgTReadCycles)
 		u.c.IPgTAccesses++
 		u.c.IPgTReads++
 		u.c.VictimDraws++
-		if !u.tab.eligible(fg) {
+		if !u.tab.eligible(uint32(i)) {
 			u.c.VictimMisses++
-			misses++
-			continue
+			return true
 		}
+		return false
+	}
+	for u.q.n < u.cfg.RefillTo {
+		if u.tab.nEligible == 0 {
+			return false
+		}
+		i := eviction.Pick(u.drawFn, int(frames), u.cfg.VictimTries, taken)
+		if i < 0 {
+			return false
+		}
+		fg := uint32(i)
 		*cyc += uint64(u.cfg.PushCycles)
 		u.tab.setFlag(fg, flagQueued, true)
 		u.c.VictimPushes++
 		u.q.push(entry{frame: fg, swap: true, readyAt: t + u.cycles(*cyc)})
-		misses = 0
 	}
 	return true
 }
+
+// draw is one proposal of the picker, in [0, n).
+func (u *Unit) draw(n int) int { return int(u.picker.Next(uint32(n)) % uint32(n)) }

@@ -24,12 +24,12 @@ type Unit struct {
 	handling sim.VTimeInSec
 	ppg      int
 
-	tab      *tables
-	q        dcq
-	words    uint32 // FrAB SRAM words
-	cursor   uint32 // the FrAB word the next scan starts at
-	picker   VictimPicker
-	lastDraw uint32
+	tab    *tables
+	q      dcq
+	words  uint32 // FrAB SRAM words
+	cursor uint32 // the FrAB word the next scan starts at
+	picker VictimPicker
+	drawFn func(n int) int // draw, made once
 
 	refill  refill
 	starved bool   // the last refill ran dry and nothing changed since
@@ -80,7 +80,7 @@ func New(cfg Config, setup Setup, picker VictimPicker) (*Unit, error) {
 		start: setup.Start, now: setup.Start, waiting: make([]pending, 0, cfg.DCQEntries)}
 	u.handling = u.cycles(uint64(cfg.HandlingCycles))
 	u.words = (u.tab.regions + uint32(cfg.FrABWordBits) - 1) / uint32(cfg.FrABWordBits)
-	u.lastDraw = setup.Frames - 1
+	u.drawFn = u.draw
 	for fg := setup.Frames - setup.Protected; fg < setup.Frames; fg++ {
 		u.tab.setState(fg, stProtected)
 	}

@@ -18,10 +18,14 @@ import "github.com/sarchlab/akita/v3/sim"
 // memory, which the GMMU reports to the driver (a peer's pages; pages
 // from the host arrive at the GMMU itself).
 
-// ShootdownReq asks the GPU to drop Entries and drain.
+// ShootdownReq asks the GPU to drop Entries and drain. VAddrs are the
+// virtual addresses, as the GPU's TLB keys them (with the pointer's tag,
+// page-aligned), under which the GMMU answered the pages on its Top port:
+// what the GPU flushes from an Akita TLB.
 type ShootdownReq struct {
 	sim.MsgMeta
 	Entries []Inval
+	VAddrs  []uint64
 }
 
 // ShootdownRsp says the GPU dropped and drained what RespondTo asked.
@@ -30,10 +34,28 @@ type ShootdownRsp struct {
 	RespondTo string
 }
 
-// DropTranslationsReq tells the GPU that Pages have new PTEs.
+// DropTranslationsReq tells the GPU that Pages have new PTEs; VAddrs are
+// as in ShootdownReq.
 type DropTranslationsReq struct {
 	sim.MsgMeta
+	Pages  []uint64
+	VAddrs []uint64
+}
+
+// CounterNotifyMsg is the GPU's access-counter notification: Pages, a
+// group whose counter crossed its threshold, to migrate to this GPU (the
+// GMMU's NotifyCounter, as a message).
+type CounterNotifyMsg struct {
+	sim.MsgMeta
 	Pages []uint64
+}
+
+// LaunchMsg tells the driver, on its PCIe port, that a kernel using the
+// objects Objects launches (the driver's Observe of a launch, as a
+// message): OASIS's access-counter half learns per launch.
+type LaunchMsg struct {
+	sim.MsgMeta
+	Objects []int
 }
 
 // SendPagesReq asks the GPU to copy Pages to GPU To for batch Batch.
@@ -55,6 +77,8 @@ func (m *ShootdownRsp) Meta() *sim.MsgMeta        { return &m.MsgMeta }
 func (m *DropTranslationsReq) Meta() *sim.MsgMeta { return &m.MsgMeta }
 func (m *SendPagesReq) Meta() *sim.MsgMeta        { return &m.MsgMeta }
 func (m *PagesArrivedMsg) Meta() *sim.MsgMeta     { return &m.MsgMeta }
+func (m *CounterNotifyMsg) Meta() *sim.MsgMeta    { return &m.MsgMeta }
+func (m *LaunchMsg) Meta() *sim.MsgMeta           { return &m.MsgMeta }
 
 // Shootdown builds a GMMU's shootdown request.
 func (b Builder) Shootdown(entries []Inval) *ShootdownReq {
@@ -79,4 +103,14 @@ func (b Builder) SendPages(to int, pages []uint64, batch uint64) *SendPagesReq {
 // PagesArrived builds a GPU's report that batch's page data landed.
 func (b Builder) PagesArrived(batch uint64) *PagesArrivedMsg {
 	return &PagesArrivedMsg{MsgMeta: b.meta(ackBytes), Batch: batch}
+}
+
+// CounterNotify builds a GPU's access-counter notification.
+func (b Builder) CounterNotify(pages []uint64) *CounterNotifyMsg {
+	return &CounterNotifyMsg{MsgMeta: b.meta(pageIDBytes * len(pages)), Pages: pages}
+}
+
+// Launch builds a kernel launch's notice to the driver.
+func (b Builder) Launch(objects []int) *LaunchMsg {
+	return &LaunchMsg{MsgMeta: b.meta(pageIDBytes * len(objects)), Objects: objects}
 }

@@ -1,107 +1,20 @@
 package main
 
+// What the experiment commands (sweep, collect, figure) share: run
+// counts, threads, interrupts, failed runs and positional arguments.
+
 import (
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 
-	"github.com/mgpu-sim/mgpu/atomicfile"
-	"github.com/mgpu-sim/mgpu/figures"
-	"github.com/mgpu-sim/mgpu/platform"
-	"github.com/mgpu-sim/mgpu/plots"
 	"github.com/mgpu-sim/mgpu/sweep"
 )
-
-// cmdSweep: mgpu sweep spec.yaml [--jobs N] [--emit slurm|list] [--task i --tasks T]
-func cmdSweep(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("sweep")
-	jobs := intFlag(fs, "jobs", runtime.NumCPU(), "runs in parallel")
-	threads := addThreadsFlag(fs)
-	split := addPartFlags(fs, "sweep")
-	results := fs.String("results", "", "results directory (overrides the spec's 'results', default results)")
-	csvOut := fs.String("csv", "", "merged CSV path (default <results>/<spec name>.csv)")
-	noCSV := boolFlag(fs, "no-csv", false, "do not write the merged CSV (array tasks; run mgpu collect after)")
-	yes := boolFlag(fs, "yes", false, fmt.Sprintf("run (or emit) a spec of more than %d runs", maxUnconfirmedRuns))
-	var logLevel string
-	addLogLevelFlag(fs, &logLevel)
-	specPath, err := parsePositional(fs, args, stdout)
-	if err != nil {
-		return err
-	}
-	if _, err := setupLogging(logLevel, stderr); err != nil {
-		return err
-	}
-	if specPath == "" {
-		return usageError{"sweep", errors.New("no spec file: mgpu sweep spec.yaml [--jobs N] [--emit slurm|list]")}
-	}
-	spec, err := sweep.Load(specPath)
-	if err != nil {
-		return inputError{err}
-	}
-	if *jobs < 1 {
-		return badInput("--jobs %d: must be >= 1", *jobs)
-	}
-	if *threads < 1 {
-		return badInput("--threads %d: must be >= 1", *threads)
-	}
-	if err := split.check(); err != nil {
-		return err
-	}
-	if err := sweepClobber(spec, specPath, *results, *csvOut, *noCSV, *split.emit); err != nil {
-		return err
-	}
-	// Sized before expanding: a spec of a million runs answers at once.
-	n, err := sizeSweep(spec, specPath, split, *yes, stderr)
-	if err != nil {
-		return err
-	}
-	dir := firstNonEmpty(*results, spec.Results, "results")
-	if *split.emit == "slurm" {
-		if err := absPaths(&specPath, &dir); err != nil {
-			return err
-		}
-	}
-	// Every run is checked before the first starts: a run that would fail
-	// fails the sweep now, not in a .failed.json after the others ran.
-	runs, err := checkSweep(spec, n, split, *threads, stderr)
-	if err != nil {
-		return err
-	}
-	job := sweep.SweepJob(specPath, dir)
-	if done, err := split.emitted(stdout, job, n, eachOfSweep(spec, n, *threads)); done {
-		return err
-	}
-	if err := sweep.CheckDir(dir); err != nil {
-		return inputError{err}
-	}
-	name := firstNonEmpty(*csvOut, filepath.Join(dir, firstNonEmpty(spec.Name, "sweep")+".csv"))
-	if !*noCSV {
-		if err := atomicfile.CheckFile(name); err != nil {
-			return badInput("merged CSV: %v", err)
-		}
-	}
-	sum, err := executeInterruptibly(runs, dir, *jobs, stderr)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "sweep: %d runs, %d done now (%d from other builds run again), %d already done, %d failed, in %s\n",
-		sum.Total, sum.Done, sum.Stale, sum.Skipped, sum.Failed, sum.Wall.Round(1e9))
-	if !*noCSV {
-		if err := writeCollected(dir, name, runs); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "merged CSV: %s\n", name)
-	}
-	return failedRuns(sum, dir)
-}
 
 // failedRuns is the error of a sweep or figure some of whose runs failed.
 func failedRuns(sum sweep.Summary, dir string) error {
@@ -137,9 +50,6 @@ func withThreads(runs []sweep.Run, n int) {
 	}
 }
 
-// maxUnconfirmedRuns is the largest sweep that runs without --yes.
-const maxUnconfirmedRuns = 1000
-
 // interrupts delivers SIGINT and SIGTERM to a sweep until stop is called;
 // meanwhile stopOnSignal leaves them to it.
 func interrupts() (<-chan os.Signal, func()) {
@@ -166,11 +76,6 @@ func executeInterruptibly(runs []sweep.Run, dir string, jobs int, stderr io.Writ
 	return sum, err
 }
 
-// writeCollected merges the results of runs, read from dir, into a CSV.
-func writeCollected(dir, path string, runs []sweep.Run) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return sweep.WriteCSV(w, resultsOf(runs, dir)) })
-}
-
 func firstNonEmpty(s ...string) string {
 	for _, x := range s {
 		if x != "" {
@@ -189,306 +94,13 @@ func splitPositional(args []string) (string, []string) {
 	return "", args
 }
 
-// cmdCollect: mgpu collect DIR [--csv out.csv]
-func cmdCollect(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("collect")
-	out := fs.String("csv", "", "output CSV (default <DIR>/collected.csv)")
-	dir, err := parsePositional(fs, args, stdout)
-	if err != nil {
-		return err
+// checkParallel rejects a --jobs or --threads below 1.
+func checkParallel(jobs, threads int) error {
+	if jobs < 1 {
+		return badInput("--jobs %d: must be >= 1", jobs)
 	}
-	if dir == "" {
-		return usageError{"collect", errors.New("no directory: mgpu collect DIR [--csv out.csv]")}
+	if threads < 1 {
+		return badInput("--threads %d: must be >= 1", threads)
 	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return badInput("collect: %s is not a directory", dir)
-	}
-	if err := collectClobber(dir, *out); err != nil {
-		return err
-	}
-	path := firstNonEmpty(*out, filepath.Join(dir, "collected.csv"))
-	if err := atomicfile.CheckFile(path); err != nil {
-		return badInput("--csv: %v", err)
-	}
-	col, err := sweep.Collect(dir)
-	if err != nil {
-		return inputError{err}
-	}
-	for _, s := range col.Skipped {
-		fmt.Fprintf(stderr, "mgpu: warning: skipped %s: %s\n", s.File, s.Reason)
-	}
-	if err := atomicfile.Write(path, func(w io.Writer) error { return sweep.WriteCSV(w, col.Results) }); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "collected %d results (%d failed runs, %d files skipped) into %s\n", len(col.Results), len(col.Failures), len(col.Skipped), path)
-	for _, f := range col.Failures {
-		fmt.Fprintf(stdout, "  failed: %s: %s\n", f.Run, f.Error)
-	}
-	for _, s := range col.Skipped {
-		fmt.Fprintf(stdout, "  skipped: %s\n", s.File)
-	}
-	return nil
-}
-
-// maxFigureSeeds bounds --seeds: each seed is a whole figure's runs.
-const maxFigureSeeds = 100
-
-// quickScale sizes a --quick figure: small enough for seconds, large enough
-// that greedy dispatch still spreads mm's workgroups over 4 GPUs.
-const quickScale = 0.2
-
-// cmdFigure: mgpu figure NAME [--quick] [--size S] [--scale F] [--seeds N] [--jobs N] [--out DIR]
-func cmdFigure(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("figure")
-	quick := boolFlag(fs, "quick", false, "smoke run at --scale 0.2")
-	size := fs.String("size", figures.SizeDefault, "default (each workload at scale 1), paper (the paper's own inputs) or similar (where the paper's mechanisms see its counts); which a figure has, an unknown one says")
-	var scale float64
-	float64Var(fs, &scale, "scale", 1, "multiplies every workload's scale at --size `F`")
-	jobs := intFlag(fs, "jobs", runtime.NumCPU(), "runs in parallel")
-	threads := addThreadsFlag(fs)
-	out := fs.String("out", filepath.Join("results", "figures"), "directory for the figure's CSV, PNG and SVG")
-	results := fs.String("results", "results", "per-run results directory (shared across figures, so runs are reused)")
-	seeds := intFlag(fs, "seeds", 1, "run every configuration on seeds 1..N: the table holds the means, with each series' min and max, drawn as whiskers")
-	split := addPartFlags(fs, "figure's runs")
-	var logLevel string
-	addLogLevelFlag(fs, &logLevel)
-	name, err := parsePositional(fs, args, stdout)
-	if err != nil {
-		return err
-	}
-	if _, err := setupLogging(logLevel, stderr); err != nil {
-		return err
-	}
-	if err := split.check(); err != nil {
-		return err
-	}
-	if chars, ok := figures.LookupChar(name); ok {
-		if split.given() {
-			return badInput("--emit, --tasks and --task split a figure's kept runs; %s is computed from characterizations, which are not kept", name)
-		}
-		if *jobs < 1 {
-			return badInput("--jobs %d: must be >= 1", *jobs)
-		}
-		if *size != figures.SizeDefault {
-			return badInput("--size %s: the characterisation figures run at the OASIS papers' sizes (--scale scales them)", *size)
-		}
-		if *quick {
-			scale = quickScale
-		}
-		return runCharFigures(chars, scale, *jobs, *out, *quick, stdout, stderr)
-	}
-	fig, err := figures.Lookup(name)
-	if err != nil {
-		return inputError{err}
-	}
-	if *jobs < 1 {
-		return badInput("--jobs %d: must be >= 1", *jobs)
-	}
-	if *threads < 1 {
-		return badInput("--threads %d: must be >= 1", *threads)
-	}
-	if !(scale > 0) || math.IsInf(scale, 0) {
-		return badInput("--scale %v: must be a positive number", scale)
-	}
-	if *quick {
-		if scale != 1 {
-			return badInput("--quick is --scale %g: give one of them", quickScale)
-		}
-		scale = quickScale
-	}
-	if *seeds < 1 || *seeds > maxFigureSeeds {
-		return badInput("--seeds %d: must be between 1 and %d", *seeds, maxFigureSeeds)
-	}
-	fig = fig.WithSeeds(*seeds)
-	if !split.given() {
-		if err := figureClobber(figureBase(*out, fig.Name, *size, *quick, scale, *seeds), *results); err != nil {
-			return err
-		}
-	}
-	runs, err := figureRuns(fig, *size, scale, split, *threads, *results, stderr)
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.CheckDir(*results); err != nil {
-		return badInput("--results: %v", err)
-	}
-	if *split.emit != "" {
-		if *split.emit == "slurm" {
-			if err := absPaths(results, out); err != nil {
-				return err
-			}
-		}
-		_, err := split.emitted(stdout, figureJob(name, *size, scale, *quick, *seeds, *results, *out), len(runs), listOf(runs))
-		return err
-	}
-	if split.slicing() {
-		return figurePart(split, fig.Name, *size, runs, *results, *jobs, stdout, stderr)
-	}
-	base := figureBase(*out, fig.Name, *size, *quick, scale, *seeds)
-	// The figure's files are written after every run: check them first.
-	if err := atomicfile.CheckDir(*out); err != nil {
-		return badInput("--out: %v", err)
-	}
-	for _, ext := range []string{".csv", ".png", ".svg"} {
-		if err := atomicfile.CheckFile(base + ext); err != nil {
-			return badInput("--out: %v", err)
-		}
-	}
-	sum, err := executeFigure(fig.Name, *size, runs, *results, *jobs, stderr)
-	if err != nil {
-		return err
-	}
-	res := resultsOf(runs, *results)
-	table := fig.Reduce(res)
-	if err := atomicfile.Write(base+".csv", table.WriteCSV); err != nil {
-		return err
-	}
-	if err := table.Plot(fig.Title, fig.YLabel, fig.Stacked, base); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%s: %d runs (%d reused, %d failed) in %s\n", fig.Name, sum.Total, sum.Skipped, sum.Failed, sum.Wall.Round(1e9))
-	fmt.Fprintf(stdout, "wrote %s.csv, %s.png, %s.svg\n", base, base, base)
-	if err := table.WriteCSV(stdout); err != nil {
-		return err
-	}
-	return failedRuns(sum, *results)
-}
-
-// figureBase is the path of a figure's files without their extension.
-func figureBase(out, name, size string, quick bool, scale float64, seeds int) string {
-	base := filepath.Join(out, name)
-	if size != figures.SizeDefault {
-		base += "-" + size
-	}
-	if quick {
-		base += "-quick"
-	} else if scale != 1 {
-		base += fmt.Sprintf("-x%g", scale)
-	}
-	if seeds > 1 {
-		base += fmt.Sprintf("-seeds%d", seeds)
-	}
-	return base
-}
-
-// executeFigure runs a figure's runs not yet kept in results, first
-// estimating their time at a paper or similar size.
-func executeFigure(name, size string, runs []sweep.Run, results string, jobs int, stderr io.Writer) (sweep.Summary, error) {
-	if size != figures.SizeDefault {
-		if err := estimateFigure(stderr, name, size, runs, results, jobs); err != nil {
-			return sweep.Summary{}, err
-		}
-	}
-	return executeInterruptibly(runs, results, jobs, stderr)
-}
-
-// estimatedRate is the simulated memory instructions per CPU-second a
-// figure's estimate assumes: the middle of make bench's runs on this
-// machine, which range from 0.14 to 0.84 M (docs/performance.md).
-// Oversubscribed runs with many evictions are at the slow end.
-const estimatedRate = 0.3e6
-
-// estimateFigure says, before a figure at the paper's or a similar size
-// starts, how long its runs not yet in dir should take, so that a run of
-// hours is not a surprise, and that it resumes.
-func estimateFigure(w io.Writer, name, size string, runs []sweep.Run, dir string, jobs int) error {
-	type setup struct {
-		workload, size string
-		scale          float64
-		gpus, sample   int
-	}
-	// Building a large workload (rbfs's graph at the similar size) takes
-	// seconds: say what the silence is.
-	fmt.Fprintf(w, "%s at --size %s: estimating its runs not yet kept (each workload is built once)...\n", name, size)
-	seen := map[setup]float64{}
-	todo, instr := 0, 0.0
-	for _, r := range runs {
-		if _, err := os.Stat(sweep.ResultPath(dir, r)); err == nil {
-			continue
-		}
-		todo++
-		k := setup{r.Workload, r.Size, r.Scale, r.Config.GPUs, r.Config.SampleWorkgroups}
-		n, ok := seen[k]
-		if !ok {
-			var err error
-			if n, err = platform.EstimateInstructions(r.Options()); err != nil {
-				return inputError{fmt.Errorf("%s: %w", r.Label(), err)}
-			}
-			seen[k] = n
-		}
-		instr += n
-	}
-	cpu := instr / estimatedRate
-	fmt.Fprintf(w, "%s at --size %s: %d of %d runs to simulate, about %.2g G memory instructions: "+
-		"about %s of CPU at %.1f M per CPU-second (this machine's benchmarks: 0.14 to 0.84), "+
-		"%s with --jobs %d. Each run is kept in %s as it ends: stopped, the figure resumes there.\n",
-		name, size, todo, len(runs), instr/1e9, hours(cpu), estimatedRate/1e6, hours(cpu/float64(max(1, min(jobs, todo)))), jobs, dir)
-	return nil
-}
-
-// hours prints seconds as minutes or hours.
-func hours(sec float64) string {
-	if sec < 5400 {
-		return fmt.Sprintf("%.0f min", math.Ceil(sec/60))
-	}
-	return fmt.Sprintf("%.1f h", sec/3600)
-}
-
-// resultsOf returns the results of exactly these runs that exist in dir
-// as whole results (sweep.ReadResult: a stub would be a row of zeros; the
-// sweep has just run again any that were not whole).
-func resultsOf(runs []sweep.Run, dir string) []*platform.Result {
-	var out []*platform.Result
-	for _, r := range runs {
-		data, err := os.ReadFile(sweep.ResultPath(dir, r))
-		if err != nil {
-			continue
-		}
-		if res, err := sweep.ReadResult(data); err == nil {
-			out = append(out, res)
-		}
-	}
-	return out
-}
-
-// cmdPlot: mgpu plot data.csv --kind bars|stacked [--title T] [--ylabel Y] [--out base]
-func cmdPlot(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("plot")
-	kind := fs.String("kind", "bars", "bars (grouped, one per series, values as given, with a dashed line at 1 for ratios) or stacked (one bar per row, series stacked, for shares)")
-	title := fs.String("title", "", "plot title")
-	ylabel := fs.String("ylabel", "", "y axis label")
-	out := fs.String("out", "", "output path without extension (default: the CSV's)")
-	path, err := parsePositional(fs, args, stdout)
-	if err != nil {
-		return err
-	}
-	if path == "" {
-		return usageError{"plot", errors.New("no CSV file: mgpu plot data.csv --kind bars|stacked")}
-	}
-	if *kind != "bars" && *kind != "stacked" {
-		return badInput("--kind %q: valid kinds are bars, stacked", *kind)
-	}
-	base := firstNonEmpty(*out, path[:len(path)-len(filepath.Ext(path))])
-	if err := plotClobber(path, base); err != nil {
-		return err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return inputError{err}
-	}
-	defer f.Close()
-	t, err := plots.ReadCSV(f)
-	if err != nil {
-		return inputError{fmt.Errorf("%s: %w", path, err)}
-	}
-	for _, ext := range []string{".png", ".svg"} {
-		if err := atomicfile.CheckFile(base + ext); err != nil {
-			return badInput("--out: %v", err)
-		}
-	}
-	if err := t.Plot(*title, *ylabel, *kind == "stacked", base); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "wrote %s.png, %s.svg\n", base, base)
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mgpu-sim/mgpu/accelsim"
 
 	"github.com/mgpu-sim/mgpu/atomicfile"
+	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/replay"
 )
@@ -65,7 +66,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	opts := platform.Options{Workload: f.workload, Policy: f.policy, Seed: f.seed, Scale: f.scale,
 		Size: f.size, Iterations: f.iterations, Config: cfg}
 	if sub == "convert" {
-		return convertAccelSim(*accel, *name, opts, f.out, stdout)
+		return convertAccelSim(*accel, *name, opts, f.out, stdout, stderr)
 	}
 	if err := platform.Check(opts); err != nil {
 		return inputError{err}
@@ -94,14 +95,16 @@ func ignoredTraceFlags(fs *flag.FlagSet, sub string) error {
 
 // convertAccelSim writes an Accel-Sim trace as a recording for runs like
 // opts. The trace is read and checked whole first, so a bad one exits 2
-// before --out is touched.
-func convertAccelSim(list, name string, opts platform.Options, out string, stdout io.Writer) error {
+// before --out is touched; what the conversion inferred (its objects)
+// goes to stdout, what a user should know of it (blocks left out, a grid
+// too small to reach every GPU) to stderr.
+func convertAccelSim(list, name string, opts platform.Options, out string, stdout, stderr io.Writer) error {
 	p, tag, align, err := platform.RecordingFor(opts)
 	if err != nil {
 		return inputError{err}
 	}
-	if _, err := os.Stat(list); err != nil {
-		return badInput("--accelsim %s: %v", list, errors.Unwrap(err))
+	if err := checkKernelsList(list); err != nil {
+		return err
 	}
 	if name == "" {
 		// The trace's directory, named: a relative list's Dir is ".".
@@ -119,15 +122,52 @@ func convertAccelSim(list, name string, opts platform.Options, out string, stdou
 	if err != nil {
 		return err
 	}
-	err = atomicfile.Write(out, t.Write)
-	if errors.As(err, &ae) {
-		return inputError{err}
+	// A fault of the trace found while writing is the input's, not --out's.
+	var readErr error
+	err = atomicfile.Write(out, func(w io.Writer) error {
+		err := t.Write(w)
+		if errors.As(err, &ae) {
+			readErr = err
+		}
+		return err
+	})
+	if readErr != nil {
+		return inputError{readErr}
 	}
 	if err != nil {
 		return err
 	}
+	for _, n := range t.Notes() {
+		fmt.Fprintln(stderr, "note:", n)
+	}
+	if n := benchmarks.SpreadNote(t.Workgroups(), opts.Config.Distribution, p.GPUs, opts.Config.GPU.CUs); n != "" {
+		fmt.Fprintln(stderr, "warning:", n)
+	}
 	fmt.Fprintf(stdout, "converted %s (%d GPUs) to %s\n", list, p.GPUs, out)
+	for i, o := range t.Objects() {
+		fmt.Fprintf(stdout, "  object %d %s, %d bytes: %s\n", i, o.Name, o.Bytes, o.Inferred)
+	}
 	return nil
+}
+
+// checkKernelsList refuses an --accelsim that is not a kernel list a
+// conversion reads, saying what to give: a directory's kernelslist.g,
+// or the post-processing step a raw trace still needs.
+func checkKernelsList(list string) error {
+	st, err := os.Stat(list)
+	if err != nil {
+		return badInput("--accelsim %s: %v", list, errors.Unwrap(err))
+	}
+	if !st.IsDir() {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(list, "kernelslist.g")); err == nil {
+		return badInput("--accelsim %s is a directory: give the kernel list in it, --accelsim %s", list, filepath.Join(list, "kernelslist.g"))
+	}
+	if _, err := os.Stat(filepath.Join(list, "kernelslist")); err == nil {
+		return badInput("--accelsim %s is a directory of the tracer's raw output (kernelslist, kernel-N.trace): %s", list, accelsim.RawHint)
+	}
+	return badInput("--accelsim %s is a directory with no kernelslist.g: give the kernelslist.g of an Accel-Sim trace, its kernel-N.traceg files beside it", list)
 }
 
 // replayFlags are the flags a recording fixes: its workload and sizing.

@@ -196,17 +196,55 @@ func TestTraceConvertRefuses(t *testing.T) {
 		{"a copy wrapping past 2^64", "MemcpyHtoD,0x7f0000000000,18446744073709551615\nkernel-1.traceg\n", string(kernel), "kernelslist.g:1: MemcpyHtoD of 18446744073709551615 bytes"},
 		{"no kernel", "MemcpyHtoD,0x7f0000000000,1024\n", string(kernel), "kernelslist.g:1: no kernel"},
 		{"a huge block", "kernel-1.traceg\n", strings.Replace(string(kernel), "(64,1,1)", "(2147483647,1024,1)", 1), "kernel-1.traceg:4: block dim = (2147483647,1024,1): CUDA allows at most 1024 threads"},
+		{"raw tracer output", "kernel-1.trace\n", string(kernel), "kernelslist.g:1: kernel-1.trace is the tracer's raw output: run the tracer's post-processing on it first"},
 	} {
 		in, outDir := t.TempDir(), t.TempDir()
 		os.WriteFile(filepath.Join(in, "kernelslist.g"), []byte(tc.list), 0o644)
 		os.WriteFile(filepath.Join(in, "kernel-1.traceg"), []byte(tc.kernel), 0o644)
 		code, msg := mgpuRun(t, "trace", "convert", "--accelsim", filepath.Join(in, "kernelslist.g"), "--out", filepath.Join(outDir, "x.mgputrace"))
-		if code != 2 || !strings.Contains(msg, tc.want) {
-			t.Errorf("%s: exit %d, %q; want exit 2 saying %q", tc.name, code, msg, tc.want)
+		if code != 2 || !strings.Contains(msg, tc.want) || strings.Contains(msg, "cannot write") {
+			t.Errorf("%s: exit %d, %q; want exit 2 saying %q, not blaming --out", tc.name, code, msg, tc.want)
 		}
 		if left, _ := os.ReadDir(outDir); len(left) > 0 {
 			t.Errorf("%s: left %v in --out's directory", tc.name, left)
 		}
+	}
+}
+
+// TestTraceConvertDirectory: a directory given as --accelsim exits 2
+// saying what to pass: its kernelslist.g, or the post-processing a raw
+// trace still needs.
+func TestTraceConvertDirectory(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"kernelslist.g", "is a directory: give the kernel list in it, --accelsim "},
+		{"kernelslist", "is a directory of the tracer's raw output (kernelslist, kernel-N.trace): run the tracer's post-processing on it first"},
+		{"other", "is a directory with no kernelslist.g"},
+	} {
+		d := t.TempDir()
+		os.WriteFile(filepath.Join(d, tc.file), nil, 0o644)
+		code, msg := mgpuRun(t, "trace", "convert", "--accelsim", d, "--out", filepath.Join(t.TempDir(), "x.mgputrace"))
+		if code != 2 || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: exit %d, %q; want exit 2 saying %q", tc.file, code, msg, tc.want)
+		}
+	}
+}
+
+// TestTraceConvertSmallGrid: a trace whose grid the default distribution
+// puts on one GPU of four says so at convert and at replay, naming the
+// distribution that spreads it; convert lists how each object was
+// inferred.
+func TestTraceConvertSmallGrid(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "v.mgputrace")
+	code, msg := mgpuRun(t, "trace", "convert", "--accelsim", "../../accelsim/testdata/vecadd/kernelslist.g", "--out", out)
+	const want = "the mgpusim distribution runs them on 1 of the 4 GPUs, so the others idle and policies may not differ; --set distribution=contiguous"
+	if code != 0 || !strings.Contains(msg, want) || !strings.Contains(msg, "object 2 touched2@0x7f0000200000, 4096 bytes: inferred from touches alone") {
+		t.Fatalf("convert: exit %d: %s; want the warning and the objects", code, msg)
+	}
+	if code, msg := mgpuRun(t, "run", "--trace", out); code != 0 || !strings.Contains(msg, want) {
+		t.Fatalf("run: exit %d: %s; want the warning", code, msg)
+	}
+	if code, msg := mgpuRun(t, "run", "--trace", out, "--set", "distribution=contiguous"); code != 0 || strings.Contains(msg, want) {
+		t.Fatalf("run contiguous: exit %d: %s; want no warning", code, msg)
 	}
 }
 

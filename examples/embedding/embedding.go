@@ -12,6 +12,7 @@ import (
 	"github.com/sarchlab/akita/v3/tracing"
 
 	"github.com/mgpu-sim/mgpu/engine"
+	"github.com/mgpu-sim/mgpu/examples/embedding/akitatlb"
 	"github.com/mgpu-sim/mgpu/gmmu"
 	"github.com/mgpu-sim/mgpu/interconnect"
 	"github.com/mgpu-sim/mgpu/objtable"
@@ -147,10 +148,10 @@ func build(accesses [2][]Access) (*system, error) {
 	return s, s.driver.Observe(pagepolicy.Launched(ids))
 }
 
-// buildGPU makes GPU i with its GMMU and TLB. The control protocol runs
-// on mgpu's interconnect.Wire, as mgpu's own GPU's does: an on-chip wire
-// with no latency. The rest is on Akita's DirectConnection, every receiver
-// handling a cycle later.
+// buildGPU makes GPU i with its GMMU, TLB and TLB requester. The control
+// protocol runs on mgpu's interconnect.Wire, as mgpu's own GPU's does: an
+// on-chip wire with no latency. The rest is on Akita's DirectConnection,
+// every receiver handling a cycle later.
 func (s *system) buildGPU(i int, accesses []Access, pcie, nvlink *sim.DirectConnection) error {
 	name := fmt.Sprintf("GPU[%d]", i)
 	m, err := gmmu.MakeBuilder().WithEngine(s.engine).WithGPUID(i).WithPages(PageSize, Pages).
@@ -166,17 +167,24 @@ func (s *system) buildGPU(i int, accesses []Access, pcie, nvlink *sim.DirectConn
 	t := tlb.MakeBuilder().WithEngine(s.engine).WithFreq(1 * sim.GHz).WithPageSize(PageSize).
 		WithNumWays(16).WithLowModule(m.Top()).Build(name + ".TLB")
 	g := NewGPU(s.engine, i, accesses)
+	s.engine.Watch(g)
+	g.tlb, err = akitatlb.MakeBuilder().WithEngine(s.engine).WithPID(PID).WithDeviceID(uint64(i + 1)).
+		WithPageSize(PageSize).WithRecvDelay(cycle).WithTLB(t).WithGMMU(m.Top()).WithAnswered(g.answered).
+		Build(name + ".TLBRequester")
+	if err != nil {
+		return err
+	}
 	wire := interconnect.NewWire(name+".ControlWire", s.engine)
 	wire.PlugIn(g.ctrl, 8)
 	wire.PlugIn(m.Control(), 8)
 	m.ConnectGPU(g.ctrl)
 	bus := sim.NewDirectConnection(name+".TLBBus", s.engine, 1*sim.GHz)
-	for _, p := range []sim.Port{g.req, g.tlbCtrl, t.GetPortByName("Top"), t.GetPortByName("Control"),
+	for _, p := range []sim.Port{g.tlb.Port(), g.tlb.Control(), t.GetPortByName("Top"), t.GetPortByName("Control"),
 		t.GetPortByName("Bottom"), m.Top()} {
 		bus.PlugIn(p, 8)
 	}
 	nvlink.PlugIn(g.data, 8)
-	g.tlbTop, g.tlbControl, g.mmuTop, g.mmuCtrl = t.GetPortByName("Top"), t.GetPortByName("Control"), m.Top(), m.Control()
+	g.mmuCtrl = m.Control()
 	s.mmus[i], s.gpus[i] = m, g
 	return nil
 }

@@ -4,10 +4,9 @@ import (
 	"fmt"
 
 	"github.com/sarchlab/akita/v3/mem/vm"
-	"github.com/sarchlab/akita/v3/mem/vm/tlb"
 	"github.com/sarchlab/akita/v3/sim"
 
-	"github.com/mgpu-sim/mgpu/gmmu"
+	"github.com/mgpu-sim/mgpu/examples/embedding/akitatlb"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
@@ -36,66 +35,35 @@ type Answer struct {
 }
 
 // GPU is a GPU model of this module, not mgpu's. It replays its accesses
-// one at a time: reads through its Akita TLB (whose misses go to mgpu's
-// GMMU), stores straight to the GMMU. It speaks to mgpu only through
-// ports: the GMMU's Control port (uvmproto/control.go) and a data port to
-// its peer for page copies.
-//
-// The contract of Akita's TLB it keeps: a tlb.FlushReq invalidates the
-// named entries, resets the TLB's MSHR (the translations it is fetching
-// are lost: their answers are dropped) and pauses it; a tlb.RestartReq
-// resumes it and discards everything waiting in its top and bottom ports.
-// So the GPU sends nothing to the TLB between the flush and the restart,
-// and after the restart it re-issues the read that was in flight when
-// the flush began. An answer to the lost request may still come: the
-// flush keeps the MSHR entry the TLB had begun answering, which it
-// answers after the restart with the page it fetched before the flush.
-// The GPU matches answers by request ID and ignores those.
+// one at a time through an akitatlb.Requester: reads through its Akita
+// TLB (whose misses go to mgpu's GMMU), stores straight to the GMMU. It
+// speaks to mgpu only through ports: the GMMU's Control port
+// (uvmproto/control.go) and a data port to its peer for page copies. A
+// shootdown or a dropped translation flushes the TLB's entries under the
+// addresses the GMMU names; the requester re-issues the reads a flush
+// lost.
 type GPU struct {
 	*sim.ComponentBase
 	engine   sim.Engine
 	id       int
 	drain    sim.VTimeInSec // how long a shootdown's drain takes
 	accesses []Access
-	next     int      // the next access to issue
-	cur      *pending // the access issued and not answered
+	next     int  // the next access to issue
+	busy     bool // an access is issued and not answered
 	build    uvmproto.Builder
+	tlb      *akitatlb.Requester
 
-	// req carries reads to the TLB and stores to the GMMU; ctrl talks to
-	// the GMMU's Control port, tlbCtrl to the TLB's, data to the peer.
-	req, ctrl, tlbCtrl, data                  sim.Port
-	reqOut, ctrlOut, tlbOut, dataOut          *uvmproto.Outbox
-	tlbTop, tlbControl, mmuTop, mmuCtrl, peer sim.Port
-
-	inbox     []sim.Msg
-	scheduled bool      // a handleEvent is on the engine
-	flushes   []flushOp // queued TLB flushes; the head is under way
-	// aliases are the tagged page addresses the TLB may hold a page
-	// under: Akita's TLB keys its entries by the exact VAddr.
-	aliases     map[uint64][]uint64
-	lastControl map[uint64]uint64 // page -> seq of the last control message naming it
-	seq         uint64            // messages handled so far
-	answers     []Answer
-	reissued    int // reads re-issued after a TLB flush
-	// atShootdown counts the reads in flight when a shootdown's flush
-	// began.
-	atShootdown int
-	stale       int // answers to requests a flush had lost
-	flushed     int // TLB flushes done
-	pagesSent   int // pages copied to the peer
-}
-
-// pending is the access in flight; id is its request's, "" once a TLB
-// flush lost it.
-type pending struct {
-	Access
-	id string
-}
-
-// flushOp is one TLB flush and the shootdown it serves, if any.
-type flushOp struct {
-	pages     []uint64
-	shootdown *uvmproto.ShootdownReq
+	// ctrl talks to the GMMU's Control port, data to the peer.
+	ctrl, data       sim.Port
+	ctrlOut, dataOut *uvmproto.Outbox
+	mmuCtrl, peer    sim.Port
+	inbox            []sim.Msg
+	scheduled        bool              // a handleEvent is on the engine
+	lastControl      map[uint64]uint64 // page -> seq of the last control message naming it
+	seq              uint64            // messages handled so far
+	answers          []Answer
+	atShootdown      int // reads in flight when a shootdown came
+	pagesSent        int // pages copied to the peer
 }
 
 // pageData is this GPU's own page-copy message to its peer.
@@ -118,18 +86,15 @@ func (e handleEvent) Time() sim.VTimeInSec { return e.t }
 func (e handleEvent) Handler() sim.Handler { return e.g }
 func (e handleEvent) IsSecondary() bool    { return false }
 
-// NewGPU makes GPU id, replaying accesses.
+// NewGPU makes GPU id, replaying accesses; its TLB requester is set
+// later (SetTLB), since the requester answers the GPU.
 func NewGPU(e sim.Engine, id int, accesses []Access) *GPU {
 	name := fmt.Sprintf("GPU[%d]", id)
 	g := &GPU{ComponentBase: sim.NewComponentBase(name), engine: e, id: id, drain: 1e-6,
-		accesses: accesses, build: uvmproto.MakeBuilder().WithPageSize(PageSize),
-		aliases: map[uint64][]uint64{}, lastControl: map[uint64]uint64{}}
-	g.req = sim.NewLimitNumMsgPort(g, 8, name+".Req")
+		accesses: accesses, build: uvmproto.MakeBuilder().WithPageSize(PageSize), lastControl: map[uint64]uint64{}}
 	g.ctrl = sim.NewLimitNumMsgPort(g, 8, name+".Control")
-	g.tlbCtrl = sim.NewLimitNumMsgPort(g, 8, name+".TLBControl")
 	g.data = sim.NewLimitNumMsgPort(g, 8, name+".Data")
-	g.reqOut, g.ctrlOut = uvmproto.NewOutbox(g.req, e), uvmproto.NewOutbox(g.ctrl, e)
-	g.tlbOut, g.dataOut = uvmproto.NewOutbox(g.tlbCtrl, e), uvmproto.NewOutbox(g.data, e)
+	g.ctrlOut, g.dataOut = uvmproto.NewOutbox(g.ctrl, e), uvmproto.NewOutbox(g.data, e)
 	return g
 }
 
@@ -156,7 +121,7 @@ func (g *GPU) NotifyRecv(now sim.VTimeInSec, p sim.Port) {
 
 // NotifyPortFree resends what a full connection refused.
 func (g *GPU) NotifyPortFree(now sim.VTimeInSec, p sim.Port) {
-	for _, o := range []*uvmproto.Outbox{g.reqOut, g.ctrlOut, g.tlbOut, g.dataOut} {
+	for _, o := range []*uvmproto.Outbox{g.ctrlOut, g.dataOut} {
 		o.PortFree(now)
 	}
 }
@@ -182,16 +147,21 @@ func (g *GPU) Handle(e sim.Event) error {
 
 func (g *GPU) receive(now sim.VTimeInSec, m sim.Msg) error {
 	switch x := m.(type) {
-	case *vm.TranslationRsp:
-		g.answered(now, x)
 	case *uvmproto.ShootdownReq:
-		pages := make([]uint64, len(x.Entries))
-		for i, iv := range x.Entries {
-			pages[i] = iv.Page
+		for _, iv := range x.Entries {
+			g.lastControl[iv.Page] = g.seq
 		}
-		g.queueFlush(now, flushOp{pages: pages, shootdown: x})
+		if g.busy && !g.accesses[g.next-1].Write {
+			g.atShootdown++
+		}
+		g.tlb.Flush(now, x.VAddrs, func(now sim.VTimeInSec) {
+			g.ctrlOut.Send(g.build.ShootdownDone(x), g.mmuCtrl, now+g.drain) // answered once drained
+		})
 	case *uvmproto.DropTranslationsReq:
-		g.queueFlush(now, flushOp{pages: x.Pages}) // the GMMU wants no answer
+		for _, p := range x.Pages {
+			g.lastControl[p] = g.seq
+		}
+		g.tlb.Flush(now, x.VAddrs, nil) // the GMMU wants no answer
 	case *uvmproto.SendPagesReq:
 		if x.To != 1-g.id {
 			return fmt.Errorf("asked to send pages to GPU %d, not a peer", x.To)
@@ -202,119 +172,37 @@ func (g *GPU) receive(now sim.VTimeInSec, m sim.Msg) error {
 		g.pagesSent += len(x.Pages)
 	case *pageData:
 		g.ctrlOut.Send(g.build.PagesArrived(x.Batch), g.mmuCtrl, now)
-	case *tlb.FlushRsp:
-		g.tlbOut.Send(tlb.RestartReqBuilder{}.Build(), g.tlbControl, now)
-	case *tlb.RestartRsp:
-		g.flushDone(now)
 	default:
 		return fmt.Errorf("unexpected message %T", m)
 	}
 	return nil
 }
 
-// queueFlush flushes pages from the TLB once the flushes before it are
-// done (the TLB's control port holds one request).
-func (g *GPU) queueFlush(now sim.VTimeInSec, op flushOp) {
-	for _, p := range op.pages {
-		g.lastControl[p] = g.seq
-	}
-	g.flushes = append(g.flushes, op)
-	if len(g.flushes) == 1 {
-		g.startFlush(now)
-	}
+// answered records the answer to the access in flight (akitatlb.Answered).
+func (g *GPU) answered(now sim.VTimeInSec, a akitatlb.Access, page vm.Page) {
+	g.answers = append(g.answers, Answer{Access: g.accesses[a.ID], Page: pageOf(a.Addr),
+		DeviceID: page.DeviceID, PAddr: page.PAddr, AtNs: float64(now) * 1e9, seq: g.seq})
+	g.busy = false
+	g.wake(now)
 }
 
-// startFlush sends the head flush to the TLB. A read in flight is lost by
-// it (the TLB resets its MSHR), so it is marked for re-issue.
-func (g *GPU) startFlush(now sim.VTimeInSec) {
-	if g.cur != nil && !g.cur.Write {
-		g.cur.id = ""
-		if g.flushes[0].shootdown != nil {
-			g.atShootdown++
-		}
-	}
-	var vaddrs []uint64
-	for _, p := range g.flushes[0].pages {
-		vaddrs = append(vaddrs, g.aliases[p]...)
-	}
-	req := tlb.FlushReqBuilder{}.WithVAddrs(vaddrs).WithPID(PID).Build()
-	g.tlbOut.Send(req, g.tlbControl, now)
-}
-
-// flushDone answers the flush's shootdown once the drain ends (the dated
-// answer waits in the outbox) and starts the next flush.
-func (g *GPU) flushDone(now sim.VTimeInSec) {
-	op := g.flushes[0]
-	g.flushes = g.flushes[1:]
-	g.flushed++
-	if op.shootdown != nil {
-		g.ctrlOut.Send(g.build.ShootdownDone(op.shootdown), g.mmuCtrl, now+g.drain)
-	}
-	if len(g.flushes) > 0 {
-		g.startFlush(now)
-	}
-}
-
-// answered records the answer to the access in flight; an answer to a
-// request a flush lost is ignored.
-func (g *GPU) answered(now sim.VTimeInSec, rsp *vm.TranslationRsp) {
-	if g.cur == nil || g.cur.id == "" || rsp.RespondTo != g.cur.id {
-		g.stale++
-		return
-	}
-	g.answers = append(g.answers, Answer{Access: g.cur.Access, Page: pageOf(g.cur.Addr),
-		DeviceID: rsp.Page.DeviceID, PAddr: rsp.Page.PAddr, AtNs: float64(now) * 1e9, seq: g.seq})
-	g.cur = nil
-}
-
-// advance issues the next access, or re-issues a read a flush lost,
-// unless an access is in flight or the TLB is being flushed.
+// advance issues the next access unless one is in flight.
 func (g *GPU) advance(now sim.VTimeInSec) {
-	if len(g.flushes) > 0 {
+	if g.busy || g.next >= len(g.accesses) {
 		return
 	}
-	switch {
-	case g.cur != nil && g.cur.id != "":
-		return
-	case g.cur != nil:
-		g.reissued++
-	case g.next < len(g.accesses):
-		g.cur = &pending{Access: g.accesses[g.next]}
-		g.next++
-	default:
-		return
-	}
-	g.send(now)
+	a := g.accesses[g.next]
+	g.tlb.Send(now, akitatlb.Access{ID: uint64(g.next), Addr: a.Addr, Write: a.Write})
+	g.next++
+	g.busy = true
 }
 
-// send issues the access in flight. A read goes to Akita's TLB as a
-// vm.TranslationReq. A store goes straight to the GMMU as a
-// gmmu.AccessReq with Write set: Akita's TLB has no write flag, so it
-// could neither forward the store's type nor tell a read-only entry
-// from a writable one (the GMMU's answers carry no permission).
-func (g *GPU) send(now sim.VTimeInSec) {
-	va := g.cur.Addr &^ (PageSize - 1) // Akita's TLB keys entries by page address
-	r := vm.TranslationReqBuilder{}.WithPID(PID).WithVAddr(va).WithDeviceID(uint64(g.id + 1)).Build()
-	if g.cur.Write {
-		req := &gmmu.AccessReq{TranslationReq: *r, Write: true}
-		g.cur.id = req.ID
-		g.reqOut.Send(req, g.mmuTop, now)
-		return
+// Outstanding implements engine.Waiting: accesses never issued.
+func (g *GPU) Outstanding() error {
+	if g.next < len(g.accesses) || g.busy {
+		return fmt.Errorf("%s: %d of %d accesses answered", g.Name(), len(g.answers), len(g.accesses))
 	}
-	g.cur.id = r.ID
-	g.alias(va)
-	g.reqOut.Send(r, g.tlbTop, now)
-}
-
-// alias remembers that the TLB may hold va's page under va.
-func (g *GPU) alias(va uint64) {
-	p := pageOf(va)
-	for _, a := range g.aliases[p] {
-		if a == va {
-			return
-		}
-	}
-	g.aliases[p] = append(g.aliases[p], va)
+	return nil
 }
 
 // settle marks the answers no later control message contradicts.

@@ -31,7 +31,9 @@ type GPUReport struct {
 	AtShootdown  int
 	StaleAnswers int // answers to requests a flush had lost, ignored
 	Flushes      int
-	PagesSent    int // pages this GPU copied to its peer
+	// FlushesSkipped named no address the TLB could hold.
+	FlushesSkipped int
+	PagesSent      int // pages this GPU copied to its peer
 	// From the GMMU's counters.
 	FarFaults, ProtectionFaults uint64
 	// From the driver's counters for this GPU.
@@ -60,8 +62,9 @@ func (s *system) report() Report {
 	r := Report{EndNs: float64(s.engine.CurrentTime()) * 1e9}
 	for i, g := range s.gpus {
 		mc, dc := s.mmus[i].Counters(), s.driver.Service().Counters(i)
-		r.GPUs[i] = GPUReport{Answered: len(g.answers), Reissued: g.reissued, AtShootdown: g.atShootdown, StaleAnswers: g.stale,
-			Flushes: g.flushed, PagesSent: g.pagesSent, FarFaults: mc.PageFaults, ProtectionFaults: mc.ProtectionFaults,
+		reissued, stale, flushed, skipped := g.tlb.Counts()
+		r.GPUs[i] = GPUReport{Answered: len(g.answers), Reissued: reissued, AtShootdown: g.atShootdown, StaleAnswers: stale,
+			Flushes: flushed, FlushesSkipped: skipped, PagesSent: g.pagesSent, FarFaults: mc.PageFaults, ProtectionFaults: mc.ProtectionFaults,
 			MigrationsH2D: dc.MigrationsH2D, MigrationsD2D: dc.MigrationsD2D,
 			Duplications: dc.Duplications, Collapses: dc.Collapses}
 		r.Answers[i] = g.settle()
@@ -103,8 +106,8 @@ func gpusOf(mask uint64) []int {
 func (r Report) String() string {
 	var b strings.Builder
 	for i, g := range r.GPUs {
-		fmt.Fprintf(&b, "GPU %d: %d answered, %d far faults, %d protection faults, %d TLB flushes, %d reads re-issued (%d in flight at a shootdown), %d stale answers ignored\n",
-			i, g.Answered, g.FarFaults, g.ProtectionFaults, g.Flushes, g.Reissued, g.AtShootdown, g.StaleAnswers)
+		fmt.Fprintf(&b, "GPU %d: %d answered, %d far faults, %d protection faults, %d TLB flushes (%d skipped), %d reads re-issued (%d in flight at a shootdown), %d stale answers ignored\n",
+			i, g.Answered, g.FarFaults, g.ProtectionFaults, g.Flushes, g.FlushesSkipped, g.Reissued, g.AtShootdown, g.StaleAnswers)
 		fmt.Fprintf(&b, "  %d pages sent to the peer; driver: %d migrations from the host, %d from a peer, %d duplications, %d collapses\n",
 			g.PagesSent, g.MigrationsH2D, g.MigrationsD2D, g.Duplications, g.Collapses)
 	}

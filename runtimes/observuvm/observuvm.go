@@ -179,7 +179,7 @@ func New(env uvm.RuntimeEnv) (uvm.Runtime, error) {
 		return nil, fmt.Errorf("uvm.core.shallow=%s sets the tree prefetcher's threshold: set uvm.prefetch.policy=tbn (or shallow=off)", c.Shallow)
 	}
 	o := &observe{env: env, pages: env.Pages}
-	e, err := core.NewEngine(c, core.Options{GPUs: env.GPUs, PageSize: env.PageSize, Resident: o.sampleable,
+	e, err := core.NewEngine(c, core.Options{GPUs: env.GPUs, PageSize: env.PageSize, Pages: env.Pages, Resident: o.sampleable,
 		Allocations: allocations(env)})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,15 @@
+MemcpyHtoD,0x00007fc841500000,32768
+MemcpyHtoD,0x00007fc841508000,98304
+MemcpyHtoD,0x00007fc841520000,4096
+MemcpyHtoD,0x00007fc841521000,4096
+MemcpyHtoD,0x00007fc841522000,4096
+MemcpyHtoD,0x00007fc841523000,16384
+MemcpyHtoD,0x00007fc841527000,1
+kernel-1.traceg.xz
+kernel-2.traceg.xz
+MemcpyHtoD,0x00007fc841527000,1
+kernel-3.traceg.xz
+kernel-4.traceg.xz
+MemcpyHtoD,0x00007fc841527000,1
+kernel-5.traceg.xz
+kernel-6.traceg.xz
