@@ -47,8 +47,8 @@ func (s *Service) Waiting() []string {
 	if n := len(s.queue); n > 0 {
 		out = append(out, fmt.Sprintf("%d batches queued behind it", n))
 	}
-	if s.hw != nil && len(s.hw.byID) > 0 {
-		out = append(out, fmt.Sprintf("%d hardware migrations or recalls whose page data or write-backs never all arrived", len(s.hw.byID)))
+	if s.handler != nil {
+		out = append(out, s.handler.Outstanding()...)
 	}
 	return out
 }
