@@ -29,7 +29,7 @@ func (d *Driver) Outstanding() error {
 
 // Waiting says what the service still waits for, one line each, none
 // when nothing: the batch in service and what it waits on, the batches
-// queued behind it, and the hardware path's migrations in flight.
+// queued behind it, and what a registered fault-handling core waits for.
 func (s *Service) Waiting() []string {
 	var out []string
 	if b := s.cur; b != nil {
