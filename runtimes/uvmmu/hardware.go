@@ -111,13 +111,11 @@ func New(env uvm.HandlingEnv) (uvm.FaultCore, error) {
 		env.Ops.UseEvictor(ev)
 	}
 	for g := 0; g < gpus; g++ {
-		var picker core.VictimPicker
+		var victims *core.Victims // UVMMU Fig. 5's alternatives to Linear-Random
 		if ev != nil {
-			pp := &policyPicker{h: h, g: g, ev: ev}
-			pp.skip = pp.busy
-			picker = pp
+			victims = &core.Victims{Policy: ev, GPU: g, FrameOf: h.frameOf(g)}
 		}
-		u, err := core.New(c, core.Setup{Frames: frames, ClockMHz: env.ClockMHz, Seed: env.Seed, Stream: uint64(g)}, picker)
+		u, err := core.New(c, core.Setup{Frames: frames, ClockMHz: env.ClockMHz, Seed: env.Seed, Stream: uint64(g)}, victims)
 		if err != nil {
 			return nil, err
 		}
@@ -131,34 +129,12 @@ func New(env uvm.HandlingEnv) (uvm.FaultCore, error) {
 	return h, nil
 }
 
-// policyPicker proposes, as the AFM's victim, the frame-group of the page
-// an eviction policy would evict first (UVMMU Fig. 5's alternatives to
-// Linear-Random). Groups queued or being filled are skipped.
-type policyPicker struct {
-	h    *hardware
-	g    int
-	ev   eviction.Policy
-	skip func(page uint64) bool // busy, made once
-	buf  []uint64
-}
-
-// busy reports whether page's group has no frame-group here, or one the
-// AFM may not queue.
-func (p *policyPicker) busy(page uint64) bool {
-	fg := p.h.frame[p.g][page/p.h.ppg]
-	if fg == noFrame {
-		return true
+// frameOf is GPU g's forward map, the frame-group of each page-group.
+func (h *hardware) frameOf(g int) func(group uint64) (uint32, bool) {
+	return func(group uint64) (uint32, bool) {
+		fg := h.frame[g][group]
+		return fg, fg != noFrame
 	}
-	i := p.h.units[p.g].Frame(fg)
-	return i.Queued || i.Filling
-}
-
-func (p *policyPicker) Next(frames uint32) uint32 {
-	p.buf = p.ev.Victims(p.g, 1, p.skip, p.buf[:0])
-	if len(p.buf) == 0 {
-		return 0 // the AFM's miss and probe take over
-	}
-	return p.h.frame[p.g][p.buf[0]/p.h.ppg] % frames
 }
 
 // Receive takes a message from a GMMU in hardware mode.
