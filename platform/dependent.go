@@ -242,7 +242,7 @@ func requirements() []requirement {
 func handlingRequirements() []requirement {
 	var out []requirement
 	for _, name := range uvm.HandlingNames()[1:] {
-		h, _ := (uvm.Config{FaultHandling: name}).Handling()
+		h, _ := uvm.HandlingOf(name)
 		for _, r := range h.Rules {
 			need := func(c *Config) string {
 				return r.Need(c.UVM, c.PageSize, func(k string) string { v, _ := c.Get(k); return v })

@@ -136,11 +136,14 @@ func HandlingNames() []string {
 	return append([]string{HandlingSoftware}, names...)
 }
 
-// Handling is the registered core c selects, if any.
-func (c Config) Handling() (HandlingSpec, bool) {
-	spec, ok := handlings[c.FaultHandling]
+// HandlingOf is the core registered as name, if any.
+func HandlingOf(name string) (HandlingSpec, bool) {
+	spec, ok := handlings[name]
 	return spec, ok
 }
+
+// Handling is the registered core c selects, if any.
+func (c Config) Handling() (HandlingSpec, bool) { return HandlingOf(c.FaultHandling) }
 
 // Handlings lists every registered core's spec, by name (HandlingNames).
 func Handlings() []HandlingSpec {
@@ -157,7 +160,7 @@ func (s *Service) buildHandling(b Builder, gpus int) error {
 	case HandlingSoftware, "":
 		return nil
 	default:
-		spec, ok := handlings[name]
+		spec, ok := HandlingOf(name)
 		if !ok {
 			return fmt.Errorf("uvm.fault_handling %q: valid values are %v (a core outside mgpu must be registered with uvm.RegisterHandling)", name, HandlingNames())
 		}
