@@ -55,9 +55,10 @@ type dependency struct {
 // before (a test's too).
 var dependencies = sync.OnceValue(func() []dependency { return append(runtimeDependencies(), keyDependencies()...) })
 
-// keyDependencies are the dependent keys no runtime declares.
+// keyDependencies are the dependent keys no runtime declares, with the
+// fault-handling cores' in their place.
 func keyDependencies() []dependency {
-	return []dependency{
+	return slices.Concat([]dependency{
 		// The driver's prefetcher (package prefetch).
 		{keys: []string{"uvm.prefetch.threshold", "uvm.prefetch.big_page_fill", "uvm.prefetch.va_block_size"},
 			on:    func(c *Config) bool { return c.UVM.Prefetch.Policy == prefetch.TBN },
@@ -71,18 +72,9 @@ func keyDependencies() []dependency {
 			while: "uvm.prefetch.policy", use: "uvm.prefetch.policy=sequential-local or tbn",
 			note: "it is also the basic block of " + usersOf("uvm.prefetch.block_size") + "and of uvm.eviction=" + strings.Join(blockEvictions, ", ")},
 
-		// Who handles far faults: the host driver's batches or UVMMU.
-		{keys: []string{"uvm.uvmmu.*"},
-			on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingHardware },
-			while: "uvm.fault_handling", use: "uvm.fault_handling=hardware"},
-		{keys: []string{"uvm.fault_service_ns", "uvm.per_fault_ns", "uvm.host_threads"},
-			on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingSoftware },
-			while: "uvm.fault_handling", use: "uvm.fault_handling=software",
-			note: "UVMMU handles faults in the GPU: its time is uvm.uvmmu.handling_cycles"},
-		{keys: []string{"uvm.eviction_census"},
-			on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingSoftware },
-			while: "uvm.fault_handling", use: "uvm.fault_handling=software",
-			note: "UVMMU swaps each fault's victim in the GPU, outside the driver's eviction"},
+		// Who handles far faults: the host driver's batches or a core
+		// registered for uvm.fault_handling (uvm.HandlingSpec).
+	}, handlingDependencies(), []dependency{
 		{keys: []string{"uvm.per_fault_charge"},
 			on:    func(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingSoftware && c.UVM.HostThreads == 0 },
 			while: "uvm.host_threads", use: "uvm.host_threads=0",
@@ -139,17 +131,32 @@ func keyDependencies() []dependency {
 			on:    func(c *Config) bool { return c.Link.PCIeModel != interconnect.PCIeUVMSmart },
 			while: "link.pcie_model", use: "link.pcie_model=oneway or rtt",
 			note: "the uvmsmart curve's bandwidth is link.pcie_curve_a"},
-	}
+	})
 }
 
 // runtimeDependencies are the registered runtimes' dependent keys.
 func runtimeDependencies() []dependency {
 	var out []dependency
 	for _, r := range uvm.Runtimes() {
-		for _, d := range r.Spec.Dependencies {
-			out = append(out, dependency{keys: d.Keys, on: func(c *Config) bool { return d.On(c.UVM) },
-				while: d.While, use: d.Use, note: d.Note})
-		}
+		out = appendDependencies(out, r.Spec.Dependencies)
+	}
+	return out
+}
+
+// handlingDependencies are the registered fault-handling cores' dependent
+// keys.
+func handlingDependencies() []dependency {
+	var out []dependency
+	for _, h := range uvm.Handlings() {
+		out = appendDependencies(out, h.Dependencies)
+	}
+	return out
+}
+
+func appendDependencies(out []dependency, ds []uvm.Dependency) []dependency {
+	for _, d := range ds {
+		out = append(out, dependency{keys: d.Keys, on: func(c *Config) bool { return d.On(c.UVM) },
+			while: d.While, use: d.Use, note: d.Note})
 	}
 	return out
 }
@@ -223,12 +230,29 @@ type requirement struct {
 
 func says(s string) func(*Config) string { return func(*Config) string { return s } }
 
-func hardware(c *Config) bool { return c.UVM.FaultHandling == uvm.HandlingHardware }
-
-// requirements is every requirement between config keys: the table
-// below, then what each driver runtime declares (uvm.RuntimeSpec).
+// requirements is every requirement between config keys: what each
+// fault-handling core (uvm.HandlingSpec.Rules), then each driver runtime
+// declares (uvm.RuntimeSpec).
 func requirements() []requirement {
-	return append(slices.Clone(keyRequirements), runtimeRequirements()...)
+	return append(handlingRequirements(), runtimeRequirements()...)
+}
+
+// handlingRequirements are the registered fault-handling cores' rules,
+// each on uvm.fault_handling while it selects the core.
+func handlingRequirements() []requirement {
+	var out []requirement
+	for _, name := range uvm.HandlingNames()[1:] {
+		h, _ := uvm.HandlingOf(name)
+		for _, r := range h.Rules {
+			need := func(c *Config) string {
+				return r.Need(c.UVM, c.PageSize, func(k string) string { v, _ := c.Get(k); return v })
+			}
+			out = append(out, requirement{key: "uvm.fault_handling",
+				on: func(c *Config) bool { return c.UVM.FaultHandling == name },
+				ok: func(c *Config) bool { return need(c) == "" }, need: need})
+		}
+	}
+	return out
 }
 
 // runtimeRequirements are the registered runtimes' requirements on config
@@ -250,19 +274,6 @@ func runtimeRequirements() []requirement {
 		}
 	}
 	return out
-}
-
-// keyRequirements are the requirements between config keys that no
-// runtime declares.
-var keyRequirements = []requirement{
-	{key: "uvm.fault_handling", on: hardware, ok: func(c *Config) bool { return c.UVM.Prefetch.Policy == prefetch.Off },
-		need: says("has no prefetcher beyond its 64KB page-group (UVMMU §V-B): set uvm.prefetch.policy=off")},
-	{key: "uvm.fault_handling", on: hardware, ok: func(c *Config) bool { return c.PageSize == c.UVM.UVMMU.PageBytes },
-		need: func(c *Config) string {
-			return fmt.Sprintf("moves %v pages: set page_size=%v (or uvm.uvmmu.page_bytes)", c.UVM.UVMMU.PageBytes, c.UVM.UVMMU.PageBytes)
-		}},
-	{key: "uvm.fault_handling", on: hardware, ok: func(c *Config) bool { return c.Placement == "host" },
-		need: says("starts with every page on the host (UVMMU §IV-C bring-up): set placement=host")},
 }
 
 // keyRules are the tables' keys resolved against Config, once.

@@ -6,14 +6,15 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/eviction"
-	"github.com/mgpu-sim/mgpu/uvm"
+	uvmmurt "github.com/mgpu-sim/mgpu/runtimes/uvmmu"
+	"github.com/mgpu-sim/mgpu/uvmmu"
 )
 
 // hardwareConfig is UVMMU's hardware fault handling on gpus GPUs.
 func hardwareConfig(gpus int, over float64, ev string) Config {
 	c := small(gpus)
 	c.Oversubscribe = over
-	c.UVM.FaultHandling = uvm.HandlingHardware
+	c.UVM.FaultHandling = uvmmurt.Name
 	c.UVM.Eviction = ev
 	return c
 }
@@ -57,7 +58,7 @@ func TestHardwareHandlingCoherent(t *testing.T) {
 						if st["uvmmu_fills"]+st["uvmmu_swaps"] != st["uvmmu_faults"] {
 							t.Errorf("fills %v + swaps %v != faults %v", st["uvmmu_fills"], st["uvmmu_swaps"], st["uvmmu_faults"])
 						}
-						ppg := float64(c.UVM.UVMMU.PagesPerGroup())
+						ppg := float64(uvmmurt.Config.Of(c.UVM).PagesPerGroup())
 						if got := float64(r.Totals.MigrationsH2D); got != st["uvmmu_faults"]*ppg {
 							t.Errorf("%v pages in for %v group migrations of %v pages", got, st["uvmmu_faults"], ppg)
 						}
@@ -82,9 +83,9 @@ func TestHardwareHandlingCoherent(t *testing.T) {
 func checkHardwareResidency(t *testing.T, s *System, c Config) {
 	t.Helper()
 	tab := s.driver.Table()
-	ppg := uint64(c.UVM.UVMMU.PagesPerGroup())
+	ppg := uint64(uvmmurt.Config.Of(c.UVM).PagesPerGroup())
 	for g := 0; g < c.GPUs; g++ {
-		u := s.driver.Service().UVMMU(g)
+		u := uvmmurt.Unit(s.driver.Service().Handler(), g)
 		if used := tab.Used(g); uint64(used) > uint64(u.Frames())*ppg {
 			t.Errorf("GPU %d holds %d pages in %d frame-groups of %d", g, used, u.Frames(), ppg)
 		}
@@ -112,7 +113,7 @@ func TestHardwareFasterThanSoftwareUM(t *testing.T) {
 		c := small(1)
 		c.Oversubscribe = over
 		if hw {
-			c.UVM.FaultHandling, c.UVM.Eviction = uvm.HandlingHardware, eviction.LinearRandom
+			c.UVM.FaultHandling, c.UVM.Eviction = uvmmurt.Name, eviction.LinearRandom
 		} else {
 			c.UVM.FaultServiceNs, c.UVM.PerFaultNs, c.UVM.HostThreads = 45000, 0, 0
 			c.UVM.Prefetch.Policy, c.UVM.Eviction = "tbn", eviction.LRU2MB
@@ -151,7 +152,7 @@ func TestHardwareBadConfig(t *testing.T) {
 		{func(c *Config) { c.UVM.Prefetch.Policy = "tbn" }, "uvm.prefetch.policy=off"},
 		{func(c *Config) { c.PageSize = 2 << 20 }, "page_size=4KB"},
 		{func(c *Config) { c.Placement = "spread" }, "placement=host"},
-		{func(c *Config) { c.UVM.UVMMU.DCQEntries = 48 }, "power of two"},
+		{func(c *Config) { uvmmurt.Config.Edit(&c.UVM, func(u *uvmmu.Config) { u.DCQEntries = 48 }) }, "power of two"},
 	} {
 		c := hardwareConfig(1, 0, eviction.LinearRandom)
 		tc.edit(&c)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	uvmmurt "github.com/mgpu-sim/mgpu/runtimes/uvmmu"
 	uvmsmartrt "github.com/mgpu-sim/mgpu/runtimes/uvmsmart"
 )
 
@@ -91,7 +92,7 @@ func framesScale(t *testing.T, w string, c Config, n int) float64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.capacity == 0 || s.capacity >= n*c.UVM.UVMMU.PagesPerGroup() {
+		if s.capacity == 0 || s.capacity >= n*uvmmurt.Config.Of(c.UVM).PagesPerGroup() {
 			return scale
 		}
 	}

@@ -345,7 +345,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 			s.engine.AssignPort(p, part.ID())
 		}
 		m.SetDriver(driver.Port())
-		if c.UVM.FaultHandling == uvm.HandlingHardware {
+		if h, ok := c.UVM.Handling(); ok && h.Concurrent {
 			m.Concurrent()
 		}
 		g.SetMMU(m)

@@ -170,14 +170,14 @@ func (c Config) Validate() error {
 		bad("uvm.eviction_chunk", ch, "must be a power of two (NVIDIA: 2MB)")
 	}
 	oneOf(&errs, uvm.KeyPrefetchControl, c.UVM.PrefetchControl, uvm.RuntimeNames(uvm.KeyPrefetchControl)...)
-	oneOf(&errs, "uvm.fault_handling", c.UVM.FaultHandling, uvm.HandlingSoftware, uvm.HandlingHardware)
+	oneOf(&errs, "uvm.fault_handling", c.UVM.FaultHandling, uvm.HandlingNames()...)
 	oneOf(&errs, "uvm.per_fault_charge", c.UVM.PerFaultCharge, uvm.ChargeEvery, uvm.ChargeNewPages)
 	if c.GPU.ACCounters < 0 || c.GPU.ACCounters > 1<<24 {
 		bad("gpu.ac_counters", c.GPU.ACCounters, "must be 0 (one counter per group) to %d (ObservUVM Fig. 3: 256)", 1<<24)
 	}
-	if c.UVM.FaultHandling == uvm.HandlingHardware {
-		if err := c.UVM.UVMMU.Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("uvm.uvmmu: %w", err))
+	if h, ok := c.UVM.Handling(); ok && h.Validate != nil {
+		if err := h.Validate(c.UVM, c.PageSize); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	oneOf(&errs, uvm.KeyAdaptive, c.UVM.Adaptive, uvm.RuntimeNames(uvm.KeyAdaptive)...)

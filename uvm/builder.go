@@ -208,25 +208,19 @@ func (b Builder) BuildService() (*Service, error) {
 			s.trees[g] = t
 		}
 	}
-	env := RuntimeEnv{Config: b.cfg, Policy: b.policy, Hardware: b.cfg.FaultHandling == HandlingHardware, GPUs: gpus,
+	env := RuntimeEnv{Config: b.cfg, Policy: b.policy, Hardware: b.cfg.FaultHandling != HandlingSoftware && b.cfg.FaultHandling != "", GPUs: gpus,
 		Pages: b.pages, PageSize: b.pageSize, Capacity: max(0, b.capacity), Prefetch: pf, Trees: s.trees,
 		ObjectOf: b.objectOf, Objects: b.objects, AddressBase: b.base, Seed: b.seed, Ops: ops{s}, Log: b.log, Workload: b.workload}
 	if err := s.buildRuntime(b, KeyPrefetchControl, b.cfg.PrefetchControl, env); err != nil {
 		return nil, err
 	}
-	switch b.cfg.FaultHandling {
-	case HandlingSoftware, "":
-	case HandlingHardware:
-		if err := s.buildHardware(b, gpus); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("uvm.fault_handling %q: valid values are %s, %s", b.cfg.FaultHandling, HandlingSoftware, HandlingHardware)
+	if err := s.buildHandling(b, gpus); err != nil {
+		return nil, err
 	}
 	if err := s.buildRuntime(b, KeyAdaptive, b.cfg.Adaptive, env); err != nil {
 		return nil, err
 	}
-	if s.hw == nil && b.capacity > 0 && uint64(b.capacity) < b.pages {
+	if s.handler == nil && b.capacity > 0 && uint64(b.capacity) < b.pages {
 		o := eviction.Options{GPUs: gpus, Pages: b.pages,
 			PagesPerChunk: max(1, uint64(b.cfg.EvictionChunk)/b.pageSize),
 			PagesPerBlock: max(1, uint64(pf.BlockSize)/b.pageSize), Seed: b.seed}
@@ -273,9 +267,9 @@ func (b Builder) BuildService() (*Service, error) {
 	s.policy = p
 	s.composeEviction()
 	s.core = s
-	if s.hw != nil {
-		s.core = s.hw
-		s.reporters = append(s.reporters, s.hwReport)
+	if s.handler != nil {
+		s.core = handled{s, s.handler}
+		s.reporters = append(s.reporters, s.handler.Report)
 	}
 	return s, nil
 }

@@ -3,7 +3,6 @@ package uvm
 import (
 	"github.com/mgpu-sim/mgpu/prefetch"
 	"github.com/mgpu-sim/mgpu/units"
-	"github.com/mgpu-sim/mgpu/uvmmu"
 )
 
 // Config holds the host UVM driver's parameters.
@@ -99,9 +98,6 @@ type Config struct {
 	// each GPU's MMU per fault (hardware, UVMMU; needs --policy on-touch,
 	// as UVMMU migrates on every fault, and no prefetcher).
 	FaultHandling string `yaml:"fault_handling" doc:"far-fault handling: software (host driver batches) | hardware (UVMMU, per fault in the GPU MMU; on-touch, no prefetch)"`
-	// UVMMU's parameters (uvmmu.Config; UVMMU paper and the choices its
-	// doc comments give where the paper is silent).
-	UVMMU uvmmu.Config `yaml:"uvmmu"`
 	// Who adapts eviction and zero-copy at oversubscription: nobody, or
 	// UVMSmart's pattern detection (package uvmsmart; needs --policy
 	// on-touch and software handling, and sets the GPUs' access counters
@@ -126,7 +122,7 @@ func DefaultConfig() Config {
 	return Config{FaultBatch: 256, FaultServiceNs: 0, PerFaultNs: 1000, HostThreads: 16,
 		ThrashingLapseNs: 500000, ThrashingThreshold: 3, ThrashingPinThreshold: 10, Eviction: "lrm-2mb", EvictionChunk: 2 * units.MB,
 		HostMemoryNs: 100, Prefetch: defaultPrefetch(), PrefetchControl: ControlNone,
-		FaultHandling: HandlingSoftware, UVMMU: uvmmu.DefaultConfig(), PerFaultCharge: ChargeEvery,
+		FaultHandling: HandlingSoftware, PerFaultCharge: ChargeEvery,
 		Adaptive: AdaptiveNone}
 }
 

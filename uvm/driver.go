@@ -19,7 +19,7 @@ type Driver struct {
 	*sim.ComponentBase
 	engine sim.Engine
 	svc    *Service
-	core   Core // svc's Core: its batches or UVMMU's hardware path
+	core   Core // svc's Core: its batches or a registered fault-handling core
 	port   *uvmproto.Port
 	out    outbox
 	gpus   []sim.Port // each GMMU's PCIe port
@@ -106,7 +106,7 @@ func (d *Driver) ConnectGPU(g int, p sim.Port) error {
 			return fmt.Errorf("%s: %s was built WithGPUID(%d) but connected as GPU %d: its faults would name GPU %d; build it WithGPUID(%d) or connect it as GPU %d",
 				d.Name(), p.Component().Name(), id, g, id, g, id)
 		}
-		if hw := d.svc.hw != nil; m.ConcurrentFaults() != hw {
+		if hw := d.svc.concurrent; m.ConcurrentFaults() != hw {
 			return fmt.Errorf("%s: %s", d.Name(), concurrencyMismatch(p.Component().Name(), hw))
 		}
 	}

@@ -29,7 +29,7 @@ func (d *Driver) Outstanding() error {
 
 // Waiting says what the service still waits for, one line each, none
 // when nothing: the batch in service and what it waits on, the batches
-// queued behind it, and the hardware path's migrations in flight.
+// queued behind it, and what a registered fault-handling core waits for.
 func (s *Service) Waiting() []string {
 	var out []string
 	if b := s.cur; b != nil {
@@ -47,8 +47,8 @@ func (s *Service) Waiting() []string {
 	if n := len(s.queue); n > 0 {
 		out = append(out, fmt.Sprintf("%d batches queued behind it", n))
 	}
-	if s.hw != nil && len(s.hw.byID) > 0 {
-		out = append(out, fmt.Sprintf("%d hardware migrations or recalls whose page data or write-backs never all arrived", len(s.hw.byID)))
+	if s.handler != nil {
+		out = append(out, s.handler.Outstanding()...)
 	}
 	return out
 }

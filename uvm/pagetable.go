@@ -121,8 +121,8 @@ type Plan struct {
 	Map    []Mapping
 }
 
-// reset empties the plan for reuse, keeping its slices' storage.
-func (p *Plan) reset() *Plan {
+// Reset empties the plan for reuse, keeping its slices' storage.
+func (p *Plan) Reset() *Plan {
 	p.Inval, p.Copy, p.Map = p.Inval[:0], p.Copy[:0], p.Map[:0]
 	return p
 }

@@ -90,10 +90,11 @@ type Service struct {
 	// reported by the next Tick.
 	stepErr error
 
-	// hw handles every fault in hardware (UVMMU) instead of batches (the
-	// core then); hwErr is its first error.
-	hw    *hardware
-	hwErr error
+	// handler is the registered fault-handling core that replaces the
+	// batches (nil: none; the core then wraps it); concurrent is its
+	// HandlingSpec.Concurrent.
+	handler    FaultCore
+	concurrent bool
 
 	ready ServiceReady
 }
@@ -206,8 +207,9 @@ func (s *Service) Busy() bool { return s.cur != nil }
 // Core is the driver's fault handling as a pure state machine: messages
 // from the GMMUs in (Receive), wake-ups in (Tick), what to send and when
 // to wake out (Ready, then Advance), and what it counted (Report). The
-// batch Service and UVMMU's hardware path are its two implementations;
-// the Driver holds the one the config names (Service.Core).
+// batch Service is one; a registered FaultCore over the Service's table
+// and counters (RegisterHandling) is the other; the Driver holds the one
+// the config names (Service.Core).
 type Core interface {
 	Receive(now sim.VTimeInSec, msg sim.Msg) error
 	Tick(now sim.VTimeInSec) error
@@ -224,7 +226,7 @@ func (s *Service) setChecker(c *Checker) {
 }
 
 // Core is the fault handling the config names: the Service's batches, or
-// UVMMU's hardware path over the Service's table and counters.
+// a registered core over the Service's table and counters.
 func (s *Service) Core() Core { return s.core }
 
 // Receive takes one message from a GMMU into the batch pipeline.
@@ -361,14 +363,6 @@ func (s *Service) sendAt(g int, msg sim.Msg, at sim.VTimeInSec) {
 	s.ready.Send = append(s.ready.Send, Outgoing{To: g, Msg: msg, At: at})
 }
 
-// fail records the first error of the hardware path, which the call in
-// progress returns.
-func (s *Service) fail(err error) {
-	if err != nil && s.hwErr == nil {
-		s.hwErr = err
-	}
-}
-
 func (s *Service) startBatch(now sim.VTimeInSec) {
 	p := s.queue[0]
 	s.queue = s.queue[1:]
@@ -464,7 +458,7 @@ func (s *Service) service(now sim.VTimeInSec) {
 		lookup += s.lookupCost(dec)
 		wasHost := s.table.Page(f.Page).Owner == Host
 		plan := &s.scratch
-		plan.reset()
+		plan.Reset()
 		s.table.Resolve(g, f.Page, f.Write, dec, plan)
 		if plan.Action == pagepolicy.Migrate {
 			for _, r := range s.rts {
@@ -546,7 +540,7 @@ func (s *Service) evict(invals [][]uvmproto.Inval) {
 			r.BeforeVictims(h, b.servicedAt)
 		}
 		s.victims = s.evictor.Victims(h, over, pinned, s.victims[:0])
-		plan.reset()
+		plan.Reset()
 		for _, v := range s.victims {
 			if s.table.Evict(h, v, plan) {
 				s.mapEvicted(h, v, plan)
@@ -599,7 +593,7 @@ func (s *Service) prefetch(g int, invals [][]uvmproto.Inval) {
 		if !s.prefetchable(g, p) {
 			continue // a runtime keeps it on the host
 		}
-		plan.reset()
+		plan.Reset()
 		s.table.Resolve(g, p, false, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
 		s.collect(g, plan, uvmproto.CauseHost, invals)
 		s.migrated(g, p, true, MovePrefetch)
@@ -616,7 +610,7 @@ func (s *Service) failStep(err error) {
 
 // Report is what the runtimes the config turned on counted, summed over
 // the GPUs, each under its prefix: ea_ (Early-Adaptor), uvmmu_ (UVMMU's
-// hardware path), observuvm_, suv_ (SUV and SC) and uvmsmart_. It is empty
+// fault-handling core), observuvm_, suv_ (SUV and SC) and uvmsmart_. It is empty
 // when none is on.
 func (s *Service) Report() map[string]float64 {
 	m := map[string]float64{}
@@ -701,7 +695,7 @@ func (s *Service) migrateGroupPage(g int, page uint64, invals [][]uvmproto.Inval
 		return
 	}
 	plan := &s.scratch
-	plan.reset()
+	plan.Reset()
 	s.table.Resolve(g, page, true, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: pg.Bits}, plan)
 	s.migrated(g, page, pg.Owner == Host, MoveCounter)
 	s.collect(g, plan, uvmproto.CauseMigration, invals)
@@ -726,7 +720,7 @@ func (s *Service) Places() bool {
 }
 
 // clearScratch is the service's reusable plan, emptied.
-func (s *Service) clearScratch() *Plan { return s.scratch.reset() }
+func (s *Service) clearScratch() *Plan { return s.scratch.Reset() }
 
 func (s *Service) collect(g int, plan *Plan, cause uvmproto.Cause, invals [][]uvmproto.Inval) {
 	for _, iv := range plan.Inval {

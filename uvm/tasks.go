@@ -50,15 +50,6 @@ func (t driverTasks) end(id string) { tasks.End(t.d, t.d.Name()+"."+id) }
 func batchTask(id uint64) string     { return fmt.Sprintf("batch%d", id) }
 func shootdownTask(id uint64) string { return fmt.Sprintf("batch%d.shootdown", id) }
 func migrationTask(id uint64) string { return fmt.Sprintf("batch%d.migration", id) }
-func flightTask(id uint64) string    { return fmt.Sprintf("hw%d", id) }
-
-// traceFlight starts the task of a hardware page-group migration.
-func (h *hardware) traceFlight(fl *flight) {
-	if h.s.tracer.on() {
-		fl.traced = true
-		h.s.tracer.start(flightTask(fl.id), "", "hw_migration", fmt.Sprintf("GPU %d: page-group %d", fl.gpu, fl.groups[0]))
-	}
-}
 
 // traceBatchStart starts b's task.
 func (s *Service) traceBatchStart(b *batch) {

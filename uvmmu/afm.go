@@ -1,11 +1,9 @@
 package uvmmu
 
 import (
-	"math/rand/v2"
+	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/eviction"
-
-	"github.com/sarchlab/akita/v3/sim"
 )
 
 // entry is one DCQ entry: a frame-group and its swap (S) flag (§IV-D),
@@ -38,20 +36,20 @@ func (q *dcq) pop() entry {
 	return e
 }
 
-// VictimPicker proposes the frame-groups the AFM's second phase tries as
-// victims. The paper's is a pseudo-random number generator over the
-// frame-groups (§IV-D, "Linear-Random", §V-C1); another policy (for the
-// Fig. 5 sensitivity study) can be plugged in. The AFM checks each
-// proposal against the IPgT, so a picker may propose anything.
-type VictimPicker interface {
-	// Next returns a frame-group number in [0, frames).
-	Next(frames uint32) uint32
+// Victims is where the AFM's second phase takes its victims from when
+// they are not the paper's pseudo-random draw over the frame-groups
+// (§IV-D, "Linear-Random", §V-C1): an eviction policy over the pages of
+// GPU (UVMMU Fig. 5's alternatives), whose first victim's frame-group the
+// AFM tries. The policy skips the pages whose page-group has no
+// frame-group here (FrameOf) or one queued or being filled; the AFM still
+// checks each proposal against the IPgT.
+type Victims struct {
+	Policy eviction.Policy
+	GPU    int
+	// FrameOf is the frame-group page-group group is resident in, if any
+	// (the GPU page table's forward map, which the unit does not keep).
+	FrameOf func(group uint64) (frame uint32, ok bool)
 }
-
-// pcgPicker is the paper's PRNG: uniform over the frame-groups.
-type pcgPicker struct{ r *rand.Rand }
-
-func (p pcgPicker) Next(frames uint32) uint32 { return p.r.Uint32N(frames) }
 
 // refill is the AFM's refill in flight. A refill is computed when it
 // starts, from the tables as they are then (a snapshot): every DCQ entry
@@ -184,5 +182,25 @@ func (u *Unit) drawVictims(t sim.VTimeInSec, cyc *uint64) bool {
 	return true
 }
 
-// draw is one proposal of the picker, in [0, n).
-func (u *Unit) draw(n int) int { return int(u.picker.Next(uint32(n)) % uint32(n)) }
+// draw is one proposal, in [0, n): the PRNG's, or the frame-group of the
+// victims policy's first page (0 when it has none: the AFM's miss and
+// probe take over).
+func (u *Unit) draw(n int) int {
+	v := u.victims
+	if v == nil {
+		return int(u.rng.Uint32N(uint32(n)))
+	}
+	u.vbuf = v.Policy.Victims(v.GPU, 1, u.busyFn, u.vbuf[:0])
+	if len(u.vbuf) == 0 {
+		return 0
+	}
+	fg, _ := v.FrameOf(u.vbuf[0] / uint64(u.ppg))
+	return int(fg % uint32(n))
+}
+
+// busy reports whether page's group has no frame-group here, or one the
+// AFM may not queue: the pages a victims policy skips.
+func (u *Unit) busy(page uint64) bool {
+	fg, ok := u.victims.FrameOf(page / uint64(u.ppg))
+	return !ok || u.tab.has(fg, flagQueued) || u.tab.has(fg, flagFill)
+}

@@ -28,8 +28,13 @@ type Unit struct {
 	q      dcq
 	words  uint32 // FrAB SRAM words
 	cursor uint32 // the FrAB word the next scan starts at
-	picker VictimPicker
-	drawFn func(n int) int // draw, made once
+	// rng is the paper's PRNG, used unless victims is set; drawFn and
+	// busyFn are draw and busy, made once; vbuf is the policy's scratch.
+	rng     *rand.Rand
+	victims *Victims
+	drawFn  func(n int) int
+	busyFn  func(page uint64) bool
+	vbuf    []uint64
 
 	refill  refill
 	starved bool   // the last refill ran dry and nothing changed since
@@ -61,26 +66,29 @@ type Ready struct {
 	Wake   bool
 }
 
-// New makes the unit of one GPU; picker nil is the paper's PRNG (a PCG
+// New makes the unit of one GPU; victims nil is the paper's PRNG (a PCG
 // seeded by setup.Seed and setup.Stream). The top setup.Protected
 // frame-groups are protected; Protect may add others before the first
 // call.
-func New(cfg Config, setup Setup, picker VictimPicker) (*Unit, error) {
+func New(cfg Config, setup Setup, victims *Victims) (*Unit, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if err := setup.Validate(); err != nil {
 		return nil, err
 	}
-	if picker == nil {
-		picker = pcgPicker{rand.New(rand.NewPCG(setup.Seed, setup.Stream))}
+	if victims != nil && (victims.Policy == nil || victims.FrameOf == nil) {
+		return nil, fmt.Errorf("uvmmu: victims from a policy need the policy and FrameOf")
 	}
-	u := &Unit{cfg: cfg, hz: setup.ClockMHz * 1e6, ppg: cfg.PagesPerGroup(), picker: picker,
+	u := &Unit{cfg: cfg, hz: setup.ClockMHz * 1e6, ppg: cfg.PagesPerGroup(), victims: victims,
 		tab: newTables(setup.Frames, uint32(cfg.GroupsPerRegion())), q: dcq{buf: make([]entry, cfg.DCQEntries)},
 		start: setup.Start, now: setup.Start, waiting: make([]pending, 0, cfg.DCQEntries)}
 	u.handling = u.cycles(uint64(cfg.HandlingCycles))
 	u.words = (u.tab.regions + uint32(cfg.FrABWordBits) - 1) / uint32(cfg.FrABWordBits)
-	u.drawFn = u.draw
+	u.drawFn, u.busyFn = u.draw, u.busy
+	if victims == nil {
+		u.rng = rand.New(rand.NewPCG(setup.Seed, setup.Stream))
+	}
 	for fg := setup.Frames - setup.Protected; fg < setup.Frames; fg++ {
 		u.tab.setState(fg, stProtected)
 	}

@@ -35,12 +35,12 @@ func RunBatch(t testing.TB, s *uvm.Service, g int, pages ...uint64) {
 func Mappings(t testing.TB, s *uvm.Service, g int, pages ...uint64) []uvmproto.Mapping {
 	t.Helper()
 	b := uvmproto.MakeBuilder()
-	must(t, s.Receive(0, Faults(g, pages...)))
-	rd := take(s)
-	must(t, s.Tick(rd.WakeAt))
+	Must(t, s.Receive(0, Faults(g, pages...)))
+	rd := Take(s)
+	Must(t, s.Tick(rd.WakeAt))
 	var maps []uvmproto.Mapping
 	for now := rd.WakeAt; s.Busy() || len(s.Ready().Send) > 0; now += 1e-6 {
-		rd = take(s)
+		rd = Take(s)
 		if len(rd.Send) == 0 {
 			t.Fatal("uvmtest: the batch stalled")
 		}
@@ -49,7 +49,7 @@ func Mappings(t testing.TB, s *uvm.Service, g int, pages ...uint64) []uvmproto.M
 				maps = append(maps, m.Entries...)
 			}
 			if m := answer(b, o); m != nil {
-				must(t, s.Receive(now, m))
+				Must(t, s.Receive(now, m))
 			}
 		}
 	}
@@ -72,15 +72,16 @@ func answer(b uvmproto.Builder, o uvm.Outgoing) sim.Msg {
 	return nil
 }
 
-// take returns what the Service wants done, copied, and advances it.
-func take(s *uvm.Service) uvm.ServiceReady {
+// Take returns what the Service wants done, copied, and advances it.
+func Take(s *uvm.Service) uvm.ServiceReady {
 	rd := s.Ready()
 	out := uvm.ServiceReady{WakeAt: rd.WakeAt, Wake: rd.Wake, Send: append([]uvm.Outgoing(nil), rd.Send...)}
 	s.Advance()
 	return out
 }
 
-func must(t testing.TB, err error) {
+// Must fails t on err.
+func Must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/prefetch"
+	uvmmurt "github.com/mgpu-sim/mgpu/runtimes/uvmmu"
 	"github.com/mgpu-sim/mgpu/uvm"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
@@ -191,7 +192,7 @@ func TestDriverRangeChecksGPUNumbers(t *testing.T) {
 func TestHardwareHandlingNeedsConcurrentGMMUs(t *testing.T) {
 	hw := func(b uvm.Builder) uvm.Builder {
 		c := uvm.DefaultConfig()
-		c.FaultHandling, c.Prefetch.Policy = uvm.HandlingHardware, prefetch.Off
+		c.FaultHandling, c.Prefetch.Policy = uvmmurt.Name, prefetch.Off
 		return b.WithConfig(c)
 	}
 	e := engine.New()

@@ -9,5 +9,6 @@ import (
 	_ "github.com/mgpu-sim/mgpu/runtimes/griffin"      // uvm.adaptive griffin-dpc
 	_ "github.com/mgpu-sim/mgpu/runtimes/observuvm"    // uvm.adaptive observuvm
 	_ "github.com/mgpu-sim/mgpu/runtimes/suv"          // uvm.adaptive suv and sc
+	_ "github.com/mgpu-sim/mgpu/runtimes/uvmmu"        // uvm.fault_handling hardware
 	_ "github.com/mgpu-sim/mgpu/runtimes/uvmsmart"     // uvm.adaptive uvmsmart
 )

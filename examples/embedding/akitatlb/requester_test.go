@@ -14,6 +14,7 @@ import (
 	"github.com/mgpu-sim/mgpu/gmmu"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/prefetch"
+	uvmmurt "github.com/mgpu-sim/mgpu/runtimes/uvmmu"
 	"github.com/mgpu-sim/mgpu/uvm"
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
@@ -77,7 +78,7 @@ func build(t *testing.T, n int, hardware bool) *system {
 	s := &system{e: engine.New()}
 	c := uvm.DefaultConfig()
 	if hardware {
-		c.FaultHandling, c.Prefetch.Policy = uvm.HandlingHardware, prefetch.Off
+		c.FaultHandling, c.Prefetch.Policy = uvmmurt.Name, prefetch.Off
 	}
 	d, err := uvm.MakeBuilder().WithEngine(s.e).WithConfig(c).WithGPUs(n).WithRecvDelay(cycle).
 		WithPolicy("on-touch", pagepolicy.DefaultConfig()).WithPages(pageSize, pages).Build("Driver")

@@ -1,4 +1,4 @@
-package uvm
+package uvmmu
 
 import (
 	"math"
@@ -7,16 +7,18 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/pagepolicy"
+	"github.com/mgpu-sim/mgpu/uvm"
 	"github.com/mgpu-sim/mgpu/uvmproto"
+	"github.com/mgpu-sim/mgpu/uvmtest"
 )
 
 // newHardware is UVMMU handling over pages 4 KB pages, capacity pages per
 // GPU, at 1 GHz (a cycle is 1 ns).
-func newHardware(t *testing.T, gpus int, pages uint64, capacity int) *Service {
+func newHardware(t *testing.T, gpus int, pages uint64, capacity int) *uvm.Service {
 	t.Helper()
-	c := DefaultConfig()
-	c.FaultHandling, c.Eviction = HandlingHardware, "linear-random"
-	s, err := MakeBuilder().WithConfig(c).WithPolicy("on-touch", pagepolicy.DefaultConfig()).
+	c := uvm.DefaultConfig()
+	c.FaultHandling, c.Eviction = Name, "linear-random"
+	s, err := uvm.MakeBuilder().WithConfig(c).WithPolicy("on-touch", pagepolicy.DefaultConfig()).
 		WithGPUs(gpus).WithPages(4096, pages).WithCapacity(capacity).WithClockMHz(1000).BuildService()
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +29,7 @@ func newHardware(t *testing.T, gpus int, pages uint64, capacity int) *Service {
 // deliver plays the GMMUs' part for what the service sent: page data lands
 // (and is reported), a shootdown with write-back returns its pages. It
 // returns the PTEs installed, by page.
-func deliver(t *testing.T, s *Service, now sim.VTimeInSec, sent []Outgoing) map[uint64]uvmproto.Mapping {
+func deliver(t *testing.T, s *uvm.Service, now sim.VTimeInSec, sent []uvm.Outgoing) map[uint64]uvmproto.Mapping {
 	t.Helper()
 	installed := map[uint64]uvmproto.Mapping{}
 	b := uvmproto.MakeBuilder()
@@ -37,7 +39,7 @@ func deliver(t *testing.T, s *Service, now sim.VTimeInSec, sent []Outgoing) map[
 			for _, e := range m.Entries {
 				installed[e.Page] = e
 			}
-			must(t, s.Core().Receive(now, b.TransferDone(o.To, m.Batch)))
+			uvmtest.Must(t, s.Core().Receive(now, b.TransferDone(o.To, m.Batch)))
 		case *uvmproto.InvalidateMsg:
 			if !m.Writeback {
 				t.Fatalf("hardware handling sent a plain shootdown: %+v", m)
@@ -46,7 +48,7 @@ func deliver(t *testing.T, s *Service, now sim.VTimeInSec, sent []Outgoing) map[
 			for i, e := range m.Entries {
 				pages[i] = e.Page
 			}
-			must(t, s.Core().Receive(now, b.Writeback(o.To, pages, m.Batch)))
+			uvmtest.Must(t, s.Core().Receive(now, b.Writeback(o.To, pages, m.Batch)))
 		case *uvmproto.MapMsg:
 			for _, e := range m.Entries {
 				installed[e.Page] = e
@@ -63,13 +65,13 @@ func deliver(t *testing.T, s *Service, now sim.VTimeInSec, sent []Outgoing) map[
 // with no driver reply.
 func TestHardwareCriticalPageFirst(t *testing.T) {
 	s := newHardware(t, 1, 64, 0)
-	must(t, s.Core().Receive(1e-6, faults(0, 21)))
-	rd := drain(s)
+	uvmtest.Must(t, s.Core().Receive(1e-6, uvmtest.Faults(0, 21)))
+	rd := uvmtest.Take(s)
 	if len(rd.Send) != 2 {
 		t.Fatalf("want the critical page and the rest, got %d messages", len(rd.Send))
 	}
 	crit, rest := rd.Send[0].Msg.(*uvmproto.PageDataMsg), rd.Send[1].Msg.(*uvmproto.PageDataMsg)
-	if len(crit.Pages) != 1 || crit.Pages[0] != 21 || len(crit.Entries) != 1 || crit.Entries[0].Kind != LocalRW {
+	if len(crit.Pages) != 1 || crit.Pages[0] != 21 || len(crit.Entries) != 1 || crit.Entries[0].Kind != uvm.LocalRW {
 		t.Fatalf("critical message %+v", crit)
 	}
 	if len(rest.Pages) != 15 || rest.Pages[0] != 16 || rest.Pages[14] != 31 {
@@ -79,12 +81,12 @@ func TestHardwareCriticalPageFirst(t *testing.T) {
 		t.Fatalf("sent at %v and %v, want 10 cycles after the fault (%v)", rd.Send[0].At, rd.Send[1].At, want)
 	}
 	for p := uint64(16); p < 32; p++ {
-		if s.table.Page(p).Owner != 0 {
+		if s.Table().Page(p).Owner != 0 {
 			t.Fatalf("page %d not moved to GPU 0 in the table", p)
 		}
 	}
-	if s.table.Used(0) != 16 {
-		t.Fatalf("GPU 0 holds %d pages", s.table.Used(0))
+	if s.Table().Used(0) != 16 {
+		t.Fatalf("GPU 0 holds %d pages", s.Table().Used(0))
 	}
 }
 
@@ -92,14 +94,14 @@ func TestHardwareCriticalPageFirst(t *testing.T) {
 // flight waits for it and is then answered from the table.
 func TestHardwareDefersFaultsOnGroupsInFlight(t *testing.T) {
 	s := newHardware(t, 1, 64, 0)
-	must(t, s.Core().Receive(1e-6, faults(0, 3))) // after the AFM's first refill
-	first := drain(s)
-	must(t, s.Core().Receive(1.001e-6, faults(0, 7)))
-	if rd := drain(s); len(rd.Send) != 0 {
+	uvmtest.Must(t, s.Core().Receive(1e-6, uvmtest.Faults(0, 3))) // after the AFM's first refill
+	first := uvmtest.Take(s)
+	uvmtest.Must(t, s.Core().Receive(1.001e-6, uvmtest.Faults(0, 7)))
+	if rd := uvmtest.Take(s); len(rd.Send) != 0 {
 		t.Fatalf("a fault on a group in flight was answered at once: %+v", rd.Send)
 	}
 	installed := deliver(t, s, 3e-6, first.Send)
-	rd := drain(s)
+	rd := uvmtest.Take(s)
 	if len(installed) != 16 || len(rd.Send) != 1 {
 		t.Fatalf("%d PTEs installed, then %d messages", len(installed), len(rd.Send))
 	}
@@ -120,12 +122,12 @@ func TestHardwareSwapKeepsCapacity(t *testing.T) {
 	swaps := 0
 	for _, p := range []uint64{0, 16, 32, 48, 0, 64, 80, 16} {
 		now += 1e-6
-		must(t, s.Core().Receive(now, faults(0, p)))
-		rd := drain(s)
+		uvmtest.Must(t, s.Core().Receive(now, uvmtest.Faults(0, p)))
+		rd := uvmtest.Take(s)
 		for rd.Wake && len(rd.Send) == 0 { // a DCQ-empty stall
 			now = max(now, rd.WakeAt)
-			must(t, s.Tick(now))
-			rd = drain(s)
+			uvmtest.Must(t, s.Core().Tick(now))
+			rd = uvmtest.Take(s)
 		}
 		for _, o := range rd.Send {
 			if iv, ok := o.Msg.(*uvmproto.InvalidateMsg); ok {
@@ -135,18 +137,18 @@ func TestHardwareSwapKeepsCapacity(t *testing.T) {
 				}
 			}
 		}
-		if used := s.table.Used(0); used > 32 {
+		if used := s.Table().Used(0); used > 32 {
 			t.Fatalf("GPU 0 holds %d pages in 2 frame-groups", used)
 		}
 		now += 10e-6
 		deliver(t, s, now, rd.Send)
-		drain(s)
+		uvmtest.Take(s)
 	}
 	if swaps == 0 {
 		t.Fatal("eight groups through two frame-groups without a swap")
 	}
-	if s.counters[0].MigrationsD2H != uint64(16*swaps) {
-		t.Fatalf("%d pages written back for %d swaps", s.counters[0].MigrationsD2H, swaps)
+	if s.Counters(0).MigrationsD2H != uint64(16*swaps) {
+		t.Fatalf("%d pages written back for %d swaps", s.Counters(0).MigrationsD2H, swaps)
 	}
 }
 
@@ -154,25 +156,25 @@ func TestHardwareSwapKeepsCapacity(t *testing.T) {
 // there and written back first, then migrated to the faulting GPU.
 func TestHardwareRecallsFromPeer(t *testing.T) {
 	s := newHardware(t, 2, 64, 0)
-	must(t, s.Core().Receive(1e-6, faults(0, 5)))
-	deliver(t, s, 5e-6, drain(s).Send)
-	drain(s)
-	must(t, s.Core().Receive(6e-6, faults(1, 9)))
-	rd := drain(s)
+	uvmtest.Must(t, s.Core().Receive(1e-6, uvmtest.Faults(0, 5)))
+	deliver(t, s, 5e-6, uvmtest.Take(s).Send)
+	uvmtest.Take(s)
+	uvmtest.Must(t, s.Core().Receive(6e-6, uvmtest.Faults(1, 9)))
+	rd := uvmtest.Take(s)
 	iv, ok := rd.Send[0].Msg.(*uvmproto.InvalidateMsg)
 	if len(rd.Send) != 1 || !ok || rd.Send[0].To != 0 || !iv.Writeback || len(iv.Entries) != 16 {
 		t.Fatalf("want GPU 0's group shot down and written back, got %+v", rd.Send)
 	}
 	deliver(t, s, 8e-6, rd.Send)
-	rd = drain(s)
+	rd = uvmtest.Take(s)
 	if len(rd.Send) != 2 || rd.Send[0].To != 1 {
 		t.Fatalf("after the recall, want GPU 1's migration, got %+v", rd.Send)
 	}
-	if s.table.Used(0) != 0 || s.table.Used(1) != 16 {
-		t.Fatalf("GPU 0 holds %d, GPU 1 %d", s.table.Used(0), s.table.Used(1))
+	if s.Table().Used(0) != 0 || s.Table().Used(1) != 16 {
+		t.Fatalf("GPU 0 holds %d, GPU 1 %d", s.Table().Used(0), s.Table().Used(1))
 	}
-	for fg := uint32(0); fg < s.UVMMU(0).Frames(); fg++ {
-		if s.UVMMU(0).Frame(fg).Mapped {
+	for fg := uint32(0); fg < Unit(s.Handler(), 0).Frames(); fg++ {
+		if Unit(s.Handler(), 0).Frame(fg).Mapped {
 			t.Fatalf("GPU 0's frame-group %d still maps a page-group after the recall", fg)
 		}
 	}

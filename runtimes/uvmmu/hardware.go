@@ -1,4 +1,4 @@
-package uvm
+package uvmmu
 
 import (
 	"fmt"
@@ -7,19 +7,9 @@ import (
 
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
-	"github.com/mgpu-sim/mgpu/uvmmu"
+	"github.com/mgpu-sim/mgpu/uvm"
+	core "github.com/mgpu-sim/mgpu/uvmmu"
 	"github.com/mgpu-sim/mgpu/uvmproto"
-)
-
-// Fault-handling modes (uvm.fault_handling).
-const (
-	// HandlingSoftware is the host driver's fault batches (Service).
-	HandlingSoftware = "software"
-	// HandlingHardware is UVMMU (Park, Jeong, Kim): each GPU's MMU picks a
-	// destination frame-group and migrates the faulting 64 KB page-group
-	// itself, critical page first, swapping a victim out when memory is
-	// full. No fault reaches the host's software.
-	HandlingHardware = "hardware"
 )
 
 // hardware is UVMMU's fault handling for every GPU: one uvmmu.Unit each
@@ -39,8 +29,10 @@ const (
 // frame-group, shoots the pages down and writes them back to the host, and
 // then the faulting GPU's unit migrates it in as usual.
 type hardware struct {
-	s       *Service
-	units   []*uvmmu.Unit
+	ops     uvm.HandlingOps
+	table   *uvm.PageTable
+	gpus    int
+	units   []*core.Unit
 	ppg     uint64
 	frame   [][]uint32 // per GPU, by page-group: its frame-group, or noFrame
 	flights []*flight  // by page-group: the migration or recall moving it
@@ -48,7 +40,8 @@ type hardware struct {
 	nextID  uint64
 	wakes   []sim.VTimeInSec // per unit: when it asked to be ticked (0: no)
 	recalls uint64
-	plan    Plan
+	plan    uvm.Plan
+	err     error // the first error met inside a step, which the step returns
 }
 
 // flight is one migration into a GPU (with its swap victim) or one recall
@@ -79,54 +72,52 @@ const noFrame = ^uint32(0)
 // traces.
 const hwIDBase = 1 << 62
 
-// buildHardware makes the units. frames is each GPU's frame-groups (its
+// New makes a unit per GPU. Its frames are each GPU's frame-groups (its
 // capacity, or the whole space when memory is not limited).
-func (s *Service) buildHardware(b Builder, gpus int) error {
-	c := b.cfg.UVMMU
+func New(env uvm.HandlingEnv) (uvm.FaultCore, error) {
+	c := Config.Of(env.Config)
 	if err := c.Validate(); err != nil {
-		return err
+		return nil, err
 	}
-	if uint64(c.PageBytes) != b.pageSize {
-		return fmt.Errorf("uvm.fault_handling=hardware: UVMMU's base page is uvm.uvmmu.page_bytes=%v, but page_size is %d B; set them equal", c.PageBytes, b.pageSize)
+	if uint64(c.PageBytes) != env.PageSize {
+		return nil, fmt.Errorf("uvm.fault_handling=hardware: UVMMU's base page is uvm.uvmmu.page_bytes=%v, but page_size is %d B; set them equal", c.PageBytes, env.PageSize)
 	}
-	if b.policy != "on-touch" {
-		return fmt.Errorf("uvm.fault_handling=hardware: UVMMU migrates the faulting page-group on every fault, which is the on-touch policy; --policy %s cannot apply (use --policy on-touch)", b.policy)
+	if env.Policy != "on-touch" {
+		return nil, fmt.Errorf("uvm.fault_handling=hardware: UVMMU migrates the faulting page-group on every fault, which is the on-touch policy; --policy %s cannot apply (use --policy on-touch)", env.Policy)
 	}
-	if s.trees != nil {
-		return fmt.Errorf("uvm.fault_handling=hardware: UVMMU has no prefetcher beyond its 64 KB page-group (§V-B); set uvm.prefetch.policy=off")
+	if env.Prefetching {
+		return nil, fmt.Errorf("uvm.fault_handling=hardware: UVMMU has no prefetcher beyond its 64 KB page-group (§V-B); set uvm.prefetch.policy=off")
 	}
-	h := &hardware{s: s, ppg: uint64(c.PagesPerGroup()), byID: map[uint64]*flight{},
+	gpus := env.GPUs
+	h := &hardware{ops: env.Ops, table: env.Ops.Table(), gpus: gpus, ppg: uint64(c.PagesPerGroup()), byID: map[uint64]*flight{},
 		wakes: make([]sim.VTimeInSec, gpus), nextID: hwIDBase}
-	groups := (b.pages + h.ppg - 1) / h.ppg
+	groups := (env.Pages + h.ppg - 1) / h.ppg
 	h.flights = make([]*flight, groups)
 	frames := uint32(groups)
-	if b.capacity > 0 && uint64(b.capacity) < b.pages {
-		frames = uint32(uint64(b.capacity) / h.ppg)
+	if env.Capacity > 0 && uint64(env.Capacity) < env.Pages {
+		frames = uint32(uint64(env.Capacity) / h.ppg)
 	}
 	if frames == 0 {
-		return fmt.Errorf("uvm.fault_handling=hardware: GPU memory of %d pages holds no %d-page frame-group", b.capacity, h.ppg)
+		return nil, fmt.Errorf("uvm.fault_handling=hardware: GPU memory of %d pages holds no %d-page frame-group", env.Capacity, h.ppg)
 	}
 	var ev eviction.Policy
-	if b.cfg.Eviction != eviction.LinearRandom {
+	if env.Config.Eviction != eviction.LinearRandom {
 		var err error
-		ev, err = eviction.NewWith(b.cfg.Eviction, eviction.Options{GPUs: gpus, Pages: b.pages,
-			PagesPerChunk: max(1, uint64(b.cfg.EvictionChunk)/b.pageSize), PagesPerBlock: h.ppg, Seed: b.seed})
+		ev, err = eviction.NewWith(env.Config.Eviction, eviction.Options{GPUs: gpus, Pages: env.Pages,
+			PagesPerChunk: max(1, uint64(env.Config.EvictionChunk)/env.PageSize), PagesPerBlock: h.ppg, Seed: env.Seed})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		s.table.Observe(ev)
-		s.evictor = ev
+		env.Ops.UseEvictor(ev)
 	}
 	for g := 0; g < gpus; g++ {
-		var picker uvmmu.VictimPicker
+		var victims *core.Victims // UVMMU Fig. 5's alternatives to Linear-Random
 		if ev != nil {
-			pp := &policyPicker{h: h, g: g, ev: ev}
-			pp.skip = pp.busy
-			picker = pp
+			victims = &core.Victims{Policy: ev, GPU: g, FrameOf: h.frameOf(g)}
 		}
-		u, err := uvmmu.New(c, uvmmu.Setup{Frames: frames, ClockMHz: b.clockMHz, Seed: b.seed, Stream: uint64(g)}, picker)
+		u, err := core.New(c, core.Setup{Frames: frames, ClockMHz: env.ClockMHz, Seed: env.Seed, Stream: uint64(g)}, victims)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		h.units = append(h.units, u)
 		frame := make([]uint32, groups)
@@ -135,45 +126,19 @@ func (s *Service) buildHardware(b Builder, gpus int) error {
 		}
 		h.frame = append(h.frame, frame)
 	}
-	s.hw = h
-	return nil
+	return h, nil
 }
 
-// policyPicker proposes, as the AFM's victim, the frame-group of the page
-// an eviction policy would evict first (UVMMU Fig. 5's alternatives to
-// Linear-Random). Groups queued or being filled are skipped.
-type policyPicker struct {
-	h    *hardware
-	g    int
-	ev   eviction.Policy
-	skip func(page uint64) bool // busy, made once
-	buf  []uint64
-}
-
-// busy reports whether page's group has no frame-group here, or one the
-// AFM may not queue.
-func (p *policyPicker) busy(page uint64) bool {
-	fg := p.h.frame[p.g][page/p.h.ppg]
-	if fg == noFrame {
-		return true
+// frameOf is GPU g's forward map, the frame-group of each page-group.
+func (h *hardware) frameOf(g int) func(group uint64) (uint32, bool) {
+	return func(group uint64) (uint32, bool) {
+		fg := h.frame[g][group]
+		return fg, fg != noFrame
 	}
-	i := p.h.units[p.g].Frame(fg)
-	return i.Queued || i.Filling
-}
-
-func (p *policyPicker) Next(frames uint32) uint32 {
-	p.buf = p.ev.Victims(p.g, 1, p.skip, p.buf[:0])
-	if len(p.buf) == 0 {
-		return 0 // the AFM's miss and probe take over
-	}
-	return p.h.frame[p.g][p.buf[0]/p.h.ppg] % frames
 }
 
 // Receive takes a message from a GMMU in hardware mode.
 func (h *hardware) Receive(now sim.VTimeInSec, msg sim.Msg) error {
-	if err := h.s.inRange(msg); err != nil {
-		return err
-	}
 	if err := h.sync(now); err != nil {
 		return err
 	}
@@ -187,10 +152,8 @@ func (h *hardware) Receive(now sim.VTimeInSec, msg sim.Msg) error {
 	case *uvmproto.TransferDoneMsg:
 		return h.arrived(now, m.Batch)
 	case *uvmproto.WritebackMsg:
-		if h.s.check != nil {
-			for _, p := range m.Pages {
-				h.s.check.Copied(m.From, Host, p)
-			}
+		for _, p := range m.Pages {
+			h.ops.Copied(m.From, uvm.Host, p)
 		}
 		return h.arrived(now, m.Batch)
 	default:
@@ -201,14 +164,13 @@ func (h *hardware) Receive(now sim.VTimeInSec, msg sim.Msg) error {
 
 // fault handles one fault of GPU g.
 func (h *hardware) fault(now sim.VTimeInSec, g int, f uvmproto.FaultEntry) error {
-	s := h.s
 	grp := f.Page / h.ppg
 	if fl := h.flights[grp]; fl != nil {
 		fl.waiting = append(fl.waiting, waitingFault{g, f})
 		return nil
 	}
-	if m, ok := s.table.Adequate(g, f.Page, f.Write); ok {
-		s.send(g, s.build.Map([]uvmproto.Mapping{m}, []uvmproto.Resolution{{ServicedAt: now, Cause: uvmproto.CauseHost}}, false))
+	if m, ok := h.table.Adequate(g, f.Page, f.Write); ok {
+		h.ops.Send(g, h.ops.Messages().Map([]uvmproto.Mapping{m}, []uvmproto.Resolution{{ServicedAt: now, Cause: uvmproto.CauseHost}}, false), 0)
 		return nil
 	}
 	fl := h.newFlight(g, grp)
@@ -217,7 +179,7 @@ func (h *hardware) fault(now sim.VTimeInSec, g int, f uvmproto.FaultEntry) error
 		return nil
 	}
 	fl.fill = true // the critical page's data resolves the fault
-	return h.units[g].Fault(now, uvmmu.Fault{Group: grp, CID: uint16(g), Critical: uint8(f.Page % h.ppg), Remote: grp, Tag: fl.id})
+	return h.units[g].Fault(now, core.Fault{Group: grp, CID: uint16(g), Critical: uint8(f.Page % h.ppg), Remote: grp, Tag: fl.id})
 }
 
 func (h *hardware) newFlight(g int, grp uint64) *flight {
@@ -231,23 +193,22 @@ func (h *hardware) newFlight(g int, grp uint64) *flight {
 // recall sends every other GPU's copy of fl's page-group back to the host,
 // and reports whether there was any.
 func (h *hardware) recall(now sim.VTimeInSec, fl *flight) bool {
-	s := h.s
 	grp := fl.groups[0]
 	others := uint64(0)
-	for p := grp * h.ppg; p < (grp+1)*h.ppg && p < s.table.Len(); p++ {
-		others |= s.table.Page(p).Copies &^ (1 << uint(fl.gpu))
+	for p := grp * h.ppg; p < (grp+1)*h.ppg && p < h.table.Len(); p++ {
+		others |= h.table.Page(p).Copies &^ (1 << uint(fl.gpu))
 	}
-	for g := 0; g < s.gpus; g++ {
+	for g := 0; g < h.gpus; g++ {
 		if others&(1<<uint(g)) == 0 {
 			continue
 		}
 		fg := h.frame[g][grp]
 		if fg == noFrame {
-			s.fail(fmt.Errorf("uvm: page-group %d is on GPU %d without a frame-group", grp, g))
+			h.fail(fmt.Errorf("uvm: page-group %d is on GPU %d without a frame-group", grp, g))
 			continue
 		}
 		h.frame[g][grp] = noFrame
-		s.fail(h.units[g].Release(now, fg))
+		h.fail(h.units[g].Release(now, fg))
 		h.evictGroup(now, g, grp, fl)
 		h.recalls++
 	}
@@ -257,13 +218,12 @@ func (h *hardware) recall(now sim.VTimeInSec, fl *flight) bool {
 // evictGroup plans GPU g's copy of page-group grp back to the host: a
 // shootdown whose pages then go back (uvmproto.InvalidateMsg.Writeback).
 func (h *hardware) evictGroup(at sim.VTimeInSec, g int, grp uint64, fl *flight) {
-	s := h.s
 	plan := &h.plan
-	plan.reset()
-	for p := grp * h.ppg; p < (grp+1)*h.ppg && p < s.table.Len(); p++ {
-		if s.table.Evict(g, p, plan) {
-			s.counters[g].Evictions++
-			s.counters[g].MigrationsD2H++
+	plan.Reset()
+	for p := grp * h.ppg; p < (grp+1)*h.ppg && p < h.table.Len(); p++ {
+		if h.table.Evict(g, p, plan) {
+			h.ops.Counters(g).Evictions++
+			h.ops.Counters(g).MigrationsD2H++
 		}
 	}
 	if len(plan.Inval) == 0 {
@@ -272,14 +232,14 @@ func (h *hardware) evictGroup(at sim.VTimeInSec, g int, grp uint64, fl *flight) 
 	entries := make([]uvmproto.Inval, 0, len(plan.Inval))
 	for _, iv := range plan.Inval {
 		if iv.GPU != g {
-			s.fail(fmt.Errorf("uvm: page %d is mapped by GPU %d beside its holder %d under hardware handling", iv.Page, iv.GPU, g))
+			h.fail(fmt.Errorf("uvm: page %d is mapped by GPU %d beside its holder %d under hardware handling", iv.Page, iv.GPU, g))
 			continue
 		}
 		entries = append(entries, iv)
-		s.counters[g].Invalidations++
+		h.ops.Counters(g).Invalidations++
 	}
 	fl.pending++
-	s.sendAt(g, s.build.InvalidateWriteback(entries, fl.id), at)
+	h.ops.Send(g, h.ops.Messages().InvalidateWriteback(entries, fl.id), at)
 }
 
 // sync brings every unit up to now, starts the plans its AFM served
@@ -307,7 +267,7 @@ func (h *hardware) sync(now sim.VTimeInSec) error {
 			u.Advance()
 		}
 	}
-	return h.s.hwErr
+	return h.err
 }
 
 // drain starts every plan the units made and asks for the earliest tick
@@ -323,7 +283,7 @@ func (h *hardware) drain(now sim.VTimeInSec) error {
 		}
 	}
 	if next != 0 {
-		h.s.wake(next)
+		h.ops.Wake(next)
 	}
 	return nil
 }
@@ -331,21 +291,18 @@ func (h *hardware) drain(now sim.VTimeInSec) error {
 // Tick runs the units due at now.
 func (h *hardware) Tick(now sim.VTimeInSec) error { return h.drain(now) }
 
-// Ready, Advance and Report are the Service's: the hardware path sends
-// and wakes through it, and counts in its counters.
-func (h *hardware) Ready() ServiceReady { return h.s.Ready() }
-
-// Advance implements Core.
-func (h *hardware) Advance() { h.s.Advance() }
-
-// Report implements Core.
-func (h *hardware) Report() map[string]float64 { return h.s.Report() }
+// fail records the first error met inside a step, which the step in
+// progress returns.
+func (h *hardware) fail(err error) {
+	if err != nil && h.err == nil {
+		h.err = err
+	}
+}
 
 // start carries out plan p of GPU g: the table moves the page-group to g
 // (and the victim to the host), then the critical page, the rest of the
 // group and the victim's shootdown and write-back leave at p.StartAt.
-func (h *hardware) start(g int, p *uvmmu.Plan) {
-	s := h.s
+func (h *hardware) start(g int, p *core.Plan) {
 	fl := h.byID[p.Tag]
 	fl.frame = p.Frame
 	h.frame[g][p.Group] = p.Frame
@@ -370,27 +327,24 @@ func (h *hardware) start(g int, p *uvmmu.Plan) {
 			pages[i], resolved[i] = m.Page, res
 		}
 		fl.pending++
-		s.sendAt(g, s.build.PageDataMapped(Host, g, pages, fl.id, maps, resolved), p.StartAt)
+		h.ops.Send(g, h.ops.Messages().PageDataMapped(uvm.Host, g, pages, fl.id, maps, resolved), p.StartAt)
 	}
 }
 
 // moveIn moves p's page-group to g in the table and returns the critical
 // page's PTE and the rest's. Pages past the managed space do not exist.
-func (h *hardware) moveIn(g int, p *uvmmu.Plan) (crit, rest []uvmproto.Mapping) {
-	s := h.s
+func (h *hardware) moveIn(g int, p *core.Plan) (crit, rest []uvmproto.Mapping) {
 	plan := &h.plan
 	critPage := p.Group*h.ppg + uint64(p.Critical)
-	for page := p.Group * h.ppg; page < (p.Group+1)*h.ppg && page < s.table.Len(); page++ {
-		plan.reset()
-		s.table.Resolve(g, page, true, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: s.table.Page(page).Bits}, plan)
+	for page := p.Group * h.ppg; page < (p.Group+1)*h.ppg && page < h.table.Len(); page++ {
+		plan.Reset()
+		h.table.Resolve(g, page, true, pagepolicy.Decision{Action: pagepolicy.Migrate, Bits: h.table.Page(page).Bits}, plan)
 		if len(plan.Inval) > 0 {
-			s.fail(fmt.Errorf("uvm: page %d was mapped elsewhere when GPU %d's UVMMU migrated it", page, g))
+			h.fail(fmt.Errorf("uvm: page %d was mapped elsewhere when GPU %d's UVMMU migrated it", page, g))
 		}
 		for _, t := range plan.Copy {
-			if s.check != nil {
-				s.check.Copied(t.From, t.To, t.Page)
-			}
-			s.countTransfer(t)
+			h.ops.Copied(t.From, t.To, t.Page)
+			h.ops.CountTransfer(t)
 		}
 		for _, m := range plan.Map {
 			if m.Page == critPage {
@@ -418,7 +372,7 @@ func (h *hardware) arrived(now sim.VTimeInSec, id uint64) error {
 		h.flights[grp] = nil
 	}
 	if fl.traced {
-		h.s.tracer.end(flightTask(fl.id))
+		h.ops.EndTask(flightTask(fl.id))
 	}
 	if fl.fill {
 		if err := h.units[fl.gpu].Complete(now, fl.frame); err != nil {
@@ -433,18 +387,19 @@ func (h *hardware) arrived(now sim.VTimeInSec, id uint64) error {
 	return h.drain(now)
 }
 
-// UVMMU returns GPU g's unit under hardware fault handling, or nil.
-func (s *Service) UVMMU(g int) *uvmmu.Unit {
-	if s.hw == nil {
-		return nil
+// Unit is GPU g's UVMMU unit when core is UVMMU's (a driver's
+// uvm.Service.Handler), or nil.
+func Unit(c uvm.FaultCore, g int) *core.Unit {
+	if h, ok := c.(*hardware); ok {
+		return h.units[g]
 	}
-	return s.hw.units[g]
+	return nil
 }
 
-// hwReport adds the UVMMU units' counts, summed over the GPUs.
-func (s *Service) hwReport(r map[string]float64) {
-	m := map[string]uint64{"uvmmu_recalls": s.hw.recalls}
-	for _, u := range s.hw.units {
+// Report adds the units' counts, summed over the GPUs.
+func (h *hardware) Report(r map[string]float64) {
+	m := map[string]uint64{"uvmmu_recalls": h.recalls}
+	for _, u := range h.units {
 		c := u.Counters()
 		for k, v := range map[string]uint64{"uvmmu_faults": c.Faults, "uvmmu_fills": c.Fills, "uvmmu_swaps": c.Swaps,
 			"uvmmu_dcq_empty_stalls": c.DCQEmptyStalls, "uvmmu_stall_ns": uint64(float64(c.StallTime) * 1e9),
@@ -454,5 +409,23 @@ func (s *Service) hwReport(r map[string]float64) {
 			m[k] += v
 		}
 	}
-	AddCounts(r, m)
+	uvm.AddCounts(r, m)
+}
+
+// Outstanding says how many migrations or recalls still wait for data.
+func (h *hardware) Outstanding() []string {
+	if len(h.byID) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d hardware migrations or recalls whose page data or write-backs never all arrived", len(h.byID))}
+}
+
+func flightTask(id uint64) string { return fmt.Sprintf("hw%d", id) }
+
+// traceFlight starts the task of a hardware page-group migration.
+func (h *hardware) traceFlight(fl *flight) {
+	if h.ops.Tracing() {
+		fl.traced = true
+		h.ops.StartTask(flightTask(fl.id), "hw_migration", fmt.Sprintf("GPU %d: page-group %d", fl.gpu, fl.groups[0]))
+	}
 }
