@@ -33,9 +33,12 @@ var BFSSize = benchmarks.PaperSize{TableII: 32 * benchmarks.MiB, TableIII8: 64 *
 // levels are computed in Go at set-up, so every access is the one the
 // real kernel makes on this graph: data dependent and random.
 //
-// Workgroups of 256 work-items (4 wavefronts); SHOC's virtual warps of 32
-// lanes each own a chunk of 32 vertices, so a 64-lane wavefront owns 64
-// consecutive vertices. In launch curr a wavefront issues:
+// Workgroups of 1,024 work-items (16 wavefronts), as MGPUSim launches
+// SHOC's kernel (benchmarks/shoc/bfs/bfs.go, maxTheadsPerCore, every
+// version from v3.0.0 on); SHOC's virtual warps of 32 lanes each own a
+// chunk of 32 vertices, so a 64-lane wavefront owns 64 consecutive
+// vertices and a workgroup one 4 KB page of levels. In launch curr a
+// wavefront issues:
 //
 //  1. the scalar load of the kernel arguments;
 //  2. a load of levels[v] for its 64 vertices;
@@ -64,9 +67,10 @@ func (BFS) Info() benchmarks.Info {
 	}
 }
 
-// bfsWorkgroup is SHOC's work-items per workgroup (256, 4 wavefronts).
+// bfsWorkgroup is MGPUSim's work-items per BFS workgroup (1,024, 16
+// wavefronts).
 const (
-	bfsWorkgroup  = 256
+	bfsWorkgroup  = 1024
 	bfsWavefronts = bfsWorkgroup / benchmarks.WavefrontSize
 )
 
