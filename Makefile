@@ -128,7 +128,7 @@ pgo:
 FUZZTIME ?= 10m
 FUZZMINIMIZE ?= 5s
 FUZZFLAGS ?=
-FUZZ_TARGETS := ./platform:FuzzLoadConfig ./platform:FuzzConfigSet ./sweep:FuzzSweepSpec \
+FUZZ_TARGETS := ./config:FuzzLoadConfig ./config:FuzzConfigSet ./sweep:FuzzSweepSpec \
 	./cmd/mgpu:FuzzDecimalFlags ./cmd/mgpu:FuzzRunFlags \
 	./trace:FuzzTraceFile ./replay:FuzzReplayMeta ./accelsim:FuzzAccelSim
 FUZZ_TARGETS += ./sweep:FuzzCollect

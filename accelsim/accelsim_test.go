@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/replay"
@@ -17,7 +18,7 @@ import (
 // options makes a conversion for a default one-GPU on-touch run.
 func options(t testing.TB) (Options, platform.Options) {
 	t.Helper()
-	c := platform.DefaultConfig()
+	c := config.DefaultConfig()
 	c.GPUs = 1
 	c.Check = true
 	po := platform.Options{Policy: "on-touch", Seed: 1, Config: c}

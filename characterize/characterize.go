@@ -120,6 +120,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	_ "github.com/mgpu-sim/mgpu/benchmarks/all" // registers every workload
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/units"
@@ -152,7 +153,7 @@ type Options struct {
 	// Config is the system. Its structure is kept (GPU count, CUs,
 	// wavefront slots, distribution scheme, cache and TLB geometry); its
 	// timing is replaced by ZeroLatency.
-	Config platform.Config
+	Config config.Config
 	// Intervals is the number of equal slices of the access order (zero
 	// means 8).
 	Intervals int
@@ -172,8 +173,8 @@ type Options struct {
 // fault handling, or a policy.* key that the characterizer's policy does
 // not read: platform.Affects) keeps its value: it costs nothing, and
 // Build accepts no such key away from its default.
-func ZeroLatency(c platform.Config) platform.Config {
-	for _, k := range platform.Keys(c) {
+func ZeroLatency(c config.Config) config.Config {
+	for _, k := range config.Keys(c) {
 		if !c.InEffect(k.Key) || !platform.Affects(k.Key, Policy, "") {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/benchmarks/synthetic"
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/platform"
 )
@@ -122,7 +123,7 @@ func TestPageClassification(t *testing.T) {
 // system is the default configuration with gpus GPUs, a distribution
 // scheme (empty keeps greedy) and cus CUs (0 keeps 64).
 func system(gpus int, dist string, cus int) Options {
-	c := platform.DefaultConfig()
+	c := config.DefaultConfig()
 	c.GPUs = gpus
 	if dist != "" {
 		c.Distribution = dist
@@ -528,7 +529,7 @@ func (l *launches) Launch(i int, k *benchmarks.Kernel) {
 
 func TestLaunchObserver(t *testing.T) {
 	var got launches
-	cfg := ZeroLatency(platform.DefaultConfig())
+	cfg := ZeroLatency(config.DefaultConfig())
 	cfg.GPU.CUs = 1
 	_, err := platform.Run(platform.Options{Workload: "st", Policy: Policy, Scale: 0.02, Iterations: 3,
 		Config: cfg, Launches: &got})
@@ -542,13 +543,13 @@ func TestLaunchObserver(t *testing.T) {
 }
 
 func TestZeroLatency(t *testing.T) {
-	base := platform.DefaultConfig()
+	base := config.DefaultConfig()
 	base.GPUs, base.GPU.CUs, base.Distribution, base.Placement, base.PageSize = 8, 16, "round-robin", "spread", LargePage
 	c := ZeroLatency(base)
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range platform.Keys(c) {
+	for _, k := range config.Keys(c) {
 		switch {
 		case !c.InEffect(k.Key) || !platform.Affects(k.Key, Policy, ""):
 			// Without effect here, so left at its default.

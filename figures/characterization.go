@@ -15,6 +15,7 @@ import (
 	"github.com/mgpu-sim/mgpu/atomicfile"
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/characterize"
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/plots"
@@ -250,7 +251,7 @@ func RunChar(runs []CharNeed, scale float64, jobs int, log io.Writer) (map[CharN
 	out := map[CharNeed]CharRun{}
 	var mu sync.Mutex
 	err := inParallel(runs, jobs, func(n CharNeed) error {
-		cfg := platform.DefaultConfig()
+		cfg := config.DefaultConfig()
 		cfg.GPUs = CharGPUs
 		start := time.Now()
 		res, err := characterize.Run(n.Workload, charParams(scale),

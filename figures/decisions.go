@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mgpu-sim/mgpu/characterize"
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/platform"
 )
@@ -183,7 +184,7 @@ func RunTimed(workloads []string, policy string, profile bool, scale float64, jo
 	out, moves := map[string]*platform.Result{}, map[string]*MoveProfile{}
 	var mu sync.Mutex
 	err := inParallel(workloads, jobs, func(w string) error {
-		cfg := platform.DefaultConfig()
+		cfg := config.DefaultConfig()
 		cfg.GPUs = CharGPUs
 		o := platform.Options{Workload: w, Policy: policy, Seed: CharSeed, Scale: scale, Size: "auto", Config: cfg}
 		var prof *MoveProfile

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	_ "github.com/mgpu-sim/mgpu/benchmarks/all" // registers every workload
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/plots"
 	"github.com/mgpu-sim/mgpu/sweep"
@@ -68,7 +69,7 @@ func (s Selector) match(r *platform.Result) bool {
 	}
 	// A key the run's policy or workload ignores is not in its sets (the
 	// sweep leaves it out): one on-touch run serves every OASIS threshold.
-	want := platform.DefaultConfig()
+	want := config.DefaultConfig()
 	for k, v := range sSets {
 		if !platform.Affects(k, r.Policy, r.Workload) {
 			continue
@@ -88,9 +89,9 @@ func (s Selector) match(r *platform.Result) bool {
 	return true
 }
 
-func configValues(c platform.Config) map[string]string {
+func configValues(c config.Config) map[string]string {
 	out := map[string]string{}
-	for _, k := range platform.Keys(c) {
+	for _, k := range config.Keys(c) {
 		out[k.Key] = k.Value
 	}
 	return out

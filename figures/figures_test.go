@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"github.com/mgpu-sim/mgpu/config"
 	earlyadaptorrt "github.com/mgpu-sim/mgpu/runtimes/earlyadaptor"
 	"math"
 	"reflect"
@@ -65,9 +66,9 @@ func TestEveryFigureExpands(t *testing.T) {
 // default threshold 8), and fig15 must not pick up a threshold-4 run.
 func TestSelectorMatchesEffectiveConfig(t *testing.T) {
 	plain := res("mm", "oasis", 4, 50, 5, nil)
-	plain.Config = platform.DefaultConfig()
+	plain.Config = config.DefaultConfig()
 	four := res("mm", "oasis", 4, 60, 5, map[string]string{"policy.reset_threshold": "4"})
-	four.Config = platform.DefaultConfig()
+	four.Config = config.DefaultConfig()
 	if err := four.Config.Set("policy.reset_threshold=4"); err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +94,8 @@ func TestSelectorMatchesEffectiveConfig(t *testing.T) {
 // last step, with every earlier step's keys, is the default configuration,
 // and its first step differs from it in every key the steps name.
 func TestLastAblationStepIsTheDefault(t *testing.T) {
-	def := platform.DefaultConfig()
-	cur := platform.DefaultConfig()
+	def := config.DefaultConfig()
+	cur := config.DefaultConfig()
 	keys := map[string]bool{}
 	for _, st := range AblationSteps {
 		for i := 0; i+1 < len(st.Sets); i += 2 {
@@ -107,7 +108,7 @@ func TestLastAblationStepIsTheDefault(t *testing.T) {
 	if !reflect.DeepEqual(cur, def) {
 		t.Errorf("after the last ablation step %q the config is not the default", AblationSteps[len(AblationSteps)-1].Label)
 	}
-	first := platform.DefaultConfig()
+	first := config.DefaultConfig()
 	for i := 0; i+1 < len(AblationSteps[0].Sets); i += 2 {
 		if err := first.Set(AblationSteps[0].Sets[i] + "=" + AblationSteps[0].Sets[i+1]); err != nil {
 			t.Fatal(err)

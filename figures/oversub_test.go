@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"github.com/mgpu-sim/mgpu/config"
 	earlyadaptorrt "github.com/mgpu-sim/mgpu/runtimes/earlyadaptor"
 	"math"
 	"slices"
@@ -145,11 +146,11 @@ func TestOversubFiguresExpand(t *testing.T) {
 // TestPresetSets: the figures' GPU keys are the presets' files.
 func TestPresetSets(t *testing.T) {
 	for file, kv := range map[string][]string{"../configs/rtx3090.yaml": rtx3090, "../configs/gtx1080ti.yaml": gtx1080ti} {
-		want, err := platform.LoadConfig(file)
+		want, err := config.LoadConfig(file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := platform.DefaultConfig()
+		got := config.DefaultConfig()
 		got.GPUs = 1
 		for i := 0; i+1 < len(kv); i += 2 {
 			if err := got.Set(kv[i] + "=" + kv[i+1]); err != nil {

@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"github.com/mgpu-sim/mgpu/config"
 	suvrt "github.com/mgpu-sim/mgpu/runtimes/suv"
 	"math"
 	"strconv"
@@ -233,7 +234,7 @@ func TestSUVSeriesFindTruncatedRuns(t *testing.T) {
 // SUV-Mgmt, no oversubscription: classes do not depend on it), from the
 // hints it declares (runtimes/suv.Classes).
 func suvClassShares(workload string, scale float64) (map[suv.Class]float64, error) {
-	c := platform.DefaultConfig()
+	c := config.DefaultConfig()
 	kv := join(suvRun("suv", over100), []string{"gpus", "1"})
 	for i := 0; i+1 < len(kv); i += 2 {
 		if err := c.Set(kv[i] + "=" + kv[i+1]); err != nil {

@@ -3,6 +3,8 @@ package platform
 import (
 	"testing"
 	"time"
+
+	"github.com/mgpu-sim/mgpu/config"
 )
 
 // BenchmarkSimulate reports simulated memory instructions per wall second
@@ -13,7 +15,7 @@ func BenchmarkSimulate(b *testing.B) {
 			var instr uint64
 			var wall time.Duration
 			for i := 0; i < b.N; i++ {
-				c := DefaultConfig()
+				c := config.DefaultConfig()
 				start := time.Now()
 				r, err := Run(Options{Workload: w, Policy: "on-touch", Scale: 0.25, Config: c})
 				if err != nil {

@@ -5,12 +5,13 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/units"
 )
 
 // bigPaged is a small run's config with 64 KB big PTEs over 4 KB pages
 // (the RTX 3090 preset's gmmu.big_page).
-func bigPaged(gpus int, over float64, prefetch string) Config {
+func bigPaged(gpus int, over float64, prefetch string) config.Config {
 	c := small(gpus)
 	c.Oversubscribe = over
 	c.UVM.Prefetch.Policy = prefetch

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/units"
@@ -158,14 +159,14 @@ func Check(o Options) error { return NewChecker().Check(o) }
 // runs that share them (a sweep's runs share most). It is not safe for
 // concurrent use.
 type Checker struct {
-	valid   map[Config]error
+	valid   map[config.Config]error
 	setups  map[setupKey]setupResult
 	drivers map[driverKey]error
 }
 
 // NewChecker returns an empty Checker.
 func NewChecker() *Checker {
-	return &Checker{valid: map[Config]error{}, setups: map[setupKey]setupResult{}, drivers: map[driverKey]error{}}
+	return &Checker{valid: map[config.Config]error{}, setups: map[setupKey]setupResult{}, drivers: map[driverKey]error{}}
 }
 
 // setupKey is everything a workload's set-up depends on.

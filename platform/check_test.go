@@ -3,6 +3,8 @@ package platform
 import (
 	"strings"
 	"testing"
+
+	"github.com/mgpu-sim/mgpu/config"
 )
 
 // Check answers what Build answers, without building: the same error for
@@ -34,9 +36,9 @@ func TestCheckAgreesWithBuild(t *testing.T) {
 		{"suv, hints", opts("gmm", "on-touch", "uvm.adaptive=suv", "oversubscribe=1.5"), ""},
 		{"footprint over memory", opts("mm", "on-touch", "gpu.memory=256KB"), "exceeds the total GPU memory"},
 		{"dependent key", opts("mm", "on-touch", "uvm.prefetch.threshold=75"), "has no effect"},
-		{"unknown workload", Options{Workload: "nope", Policy: "on-touch", Config: DefaultConfig()}, "valid workloads"},
-		{"unknown policy", Options{Workload: "mm", Policy: "nope", Config: DefaultConfig()}, "valid policies"},
-		{"unknown size", Options{Workload: "mm", Policy: "on-touch", Size: "32gpu", Scale: 0.05, Config: DefaultConfig()}, "unknown size"},
+		{"unknown workload", Options{Workload: "nope", Policy: "on-touch", Config: config.DefaultConfig()}, "valid workloads"},
+		{"unknown policy", Options{Workload: "mm", Policy: "nope", Config: config.DefaultConfig()}, "valid policies"},
+		{"unknown size", Options{Workload: "mm", Policy: "on-touch", Size: "32gpu", Scale: 0.05, Config: config.DefaultConfig()}, "unknown size"},
 		{"workgroups wider than a CU", opts("srad", "on-touch", "gpu.wavefronts_per_cu=2"), "workgroups of 4 wavefronts, more than a CU holds (gpu.wavefronts_per_cu = 2): raise gpu.wavefronts_per_cu to at least 4"},
 	}
 	shared := NewChecker()
@@ -56,4 +58,17 @@ func TestCheckAgreesWithBuild(t *testing.T) {
 			}
 		}
 	}
+}
+
+// configWith is the default config with sets applied, as --set applies
+// them.
+func configWith(t *testing.T, sets ...string) config.Config {
+	t.Helper()
+	c := config.DefaultConfig()
+	for _, kv := range sets {
+		if err := c.Set(kv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
 }

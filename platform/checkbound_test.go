@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/config"
 )
 
 // A Checker keeps at most maxRemembered configs and drivers, so that a
@@ -12,7 +13,7 @@ import (
 // answers each run as Check does.
 func TestCheckerCachesAreBounded(t *testing.T) {
 	k := NewChecker()
-	o := Options{Workload: "private", Policy: "on-touch", Scale: 0.01, Config: DefaultConfig()}
+	o := Options{Workload: "private", Policy: "on-touch", Scale: 0.01, Config: config.DefaultConfig()}
 	o.Config.GPUs = 2
 	for i := range maxRemembered + 100 {
 		o.Config.GPU.L2Cycles = i + 1
@@ -34,7 +35,7 @@ func TestCheckerCachesAreBounded(t *testing.T) {
 // graph at --scale 1e5 and died of "out of memory"); near the bound the
 // check after set-up decides.
 func TestDeclaredFootprintCheckedBeforeSetUp(t *testing.T) {
-	c := DefaultConfig()
+	c := config.DefaultConfig()
 	c.GPUs = 4
 	o := Options{Workload: "bfs", Policy: "on-touch", Scale: 1e5, Config: c}
 	if err := Check(o); err == nil || !strings.Contains(err.Error(), "footprint 3.05TB of bfs exceeds the total GPU memory 16.00GB") {

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"fmt"
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/earlyadaptor"
 	earlyadaptorrt "github.com/mgpu-sim/mgpu/runtimes/earlyadaptor"
 	"os"
@@ -21,26 +22,26 @@ import (
 // and at 51 under oversubscription).
 func checkVariants() []struct {
 	name string
-	set  func(*Config)
+	set  func(*config.Config)
 } {
 	type variant = struct {
 		name string
-		set  func(*Config)
+		set  func(*config.Config)
 	}
 	vs := []variant{
-		{"page2mb", func(c *Config) { c.PageSize = 2 * units.MB }},
-		{"gpus16", func(c *Config) { c.GPUs = 16 }},
-		{"spread-switch", func(c *Config) { c.Placement, c.Topology = "spread", "switch" }},
-		{"prefetch-tbn1", func(c *Config) { c.UVM.Prefetch.Policy, c.UVM.Prefetch.Threshold = "tbn", 1 }},
-		{"prefetch-tbn-oversub1.5", func(c *Config) { c.UVM.Prefetch.Policy, c.Oversubscribe = "tbn", 1.5 }},
-		{"early-adaptor-oversub1.5", func(c *Config) {
+		{"page2mb", func(c *config.Config) { c.PageSize = 2 * units.MB }},
+		{"gpus16", func(c *config.Config) { c.GPUs = 16 }},
+		{"spread-switch", func(c *config.Config) { c.Placement, c.Topology = "spread", "switch" }},
+		{"prefetch-tbn1", func(c *config.Config) { c.UVM.Prefetch.Policy, c.UVM.Prefetch.Threshold = "tbn", 1 }},
+		{"prefetch-tbn-oversub1.5", func(c *config.Config) { c.UVM.Prefetch.Policy, c.Oversubscribe = "tbn", 1.5 }},
+		{"early-adaptor-oversub1.5", func(c *config.Config) {
 			c.UVM.Prefetch.Policy, c.UVM.PrefetchControl, c.Oversubscribe = "tbn", "early-adaptor", 1.5
 			earlyadaptorrt.Config.Edit(&c.UVM, func(s *earlyadaptor.Config) { s.ShortWindowNs, s.LongWindowNs, s.EvalPeriodNs = 2e4, 1e6, 2e4 }) // scaled to the small runs
 		}},
 	}
 	for _, f := range []float64{1.5, 3} {
 		for _, ev := range eviction.Names() {
-			vs = append(vs, variant{fmt.Sprintf("oversub%g-%s", f, ev), func(c *Config) { c.Oversubscribe, c.UVM.Eviction = f, ev }})
+			vs = append(vs, variant{fmt.Sprintf("oversub%g-%s", f, ev), func(c *config.Config) { c.Oversubscribe, c.UVM.Eviction = f, ev }})
 		}
 	}
 	return vs
@@ -76,7 +77,7 @@ func TestCheckMatrix(t *testing.T) {
 						fullOnly(t)
 					}
 					t.Parallel()
-					c := DefaultConfig()
+					c := config.DefaultConfig()
 					c.Check = true
 					v.set(&c)
 					r, err := Run(Options{Workload: w, Policy: p, Scale: 0.03, Seed: 1, Config: c})

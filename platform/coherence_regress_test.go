@@ -3,13 +3,14 @@ package platform
 import (
 	"testing"
 
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/units"
 )
 
 // oldModel is the cost model before the fidelity defaults, under which
 // issue 14's three violations reproduced deterministically: its policy
 // keys as far as policy reads them.
-func oldModel(c *Config, policy string) {
+func oldModel(c *config.Config, policy string) {
 	c.UVM.HostThreads, c.UVM.FaultServiceNs, c.UVM.PerFaultNs = 0, 45000, 400
 	c.Distribution = "greedy"
 	if Affects("policy.dup_write_first", policy, "") {
@@ -30,13 +31,13 @@ func TestIssue14Violations(t *testing.T) {
 	}
 	cases := []struct {
 		name, workload, policy string
-		set                    func(*Config)
+		set                    func(*config.Config)
 	}{
-		{"2 MB pages under access counters", "pingpong", "access-counter", func(c *Config) { c.PageSize = 2 * units.MB }},
-		{"oasis-inmem at 3x oversubscription with lru-4kb", "mt", "oasis-inmem", func(c *Config) {
+		{"2 MB pages under access counters", "pingpong", "access-counter", func(c *config.Config) { c.PageSize = 2 * units.MB }},
+		{"oasis-inmem at 3x oversubscription with lru-4kb", "mt", "oasis-inmem", func(c *config.Config) {
 			c.Oversubscribe, c.UVM.Eviction = 3, "lru-4kb"
 		}},
-		{"access counters on 16 GPUs", "pr", "access-counter", func(c *Config) { c.GPUs = 16 }},
+		{"access counters on 16 GPUs", "pr", "access-counter", func(c *config.Config) { c.GPUs = 16 }},
 	}
 	for _, tc := range cases {
 		for _, model := range []string{"old", "new"} {
@@ -46,7 +47,7 @@ func TestIssue14Violations(t *testing.T) {
 					fullOnly(t)
 				}
 				t.Parallel()
-				c := DefaultConfig()
+				c := config.DefaultConfig()
 				c.Check = true
 				if model == "old" {
 					oldModel(&c, tc.policy)

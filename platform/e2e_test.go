@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 )
 
 // small returns a checked config for quick end-to-end runs.
-func small(gpus int) Config {
-	c := DefaultConfig()
+func small(gpus int) config.Config {
+	c := config.DefaultConfig()
 	c.GPUs = gpus
 	c.Check = true
 	return c

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/config"
 )
 
 // TestEstimateInstructions: on kernels whose wavefronts are alike (dense
@@ -12,7 +13,7 @@ import (
 func TestEstimateInstructions(t *testing.T) {
 	for _, w := range []string{"syrk", "2dconv", "hotspot"} {
 		for _, sample := range []int{1, 8, 128} {
-			c := DefaultConfig()
+			c := config.DefaultConfig()
 			c.GPUs = 1
 			c.SampleWorkgroups = sample
 			o := Options{Workload: w, Policy: "on-touch", Scale: 0.1, Seed: 1, Config: c}

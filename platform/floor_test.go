@@ -5,6 +5,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mgpu-sim/mgpu/config"
 )
 
 // BenchmarkFloorFull is the whole simulator on the runs gpu's
@@ -30,7 +32,7 @@ func BenchmarkFloorFull(b *testing.B) {
 				b.StopTimer()
 				runtime.GC()
 				c0 := floorCPU()
-				s, err := Build(Options{Workload: run.workload, Policy: "oasis", Scale: run.scale, Seed: 1, Config: DefaultConfig()})
+				s, err := Build(Options{Workload: run.workload, Policy: "oasis", Scale: run.scale, Seed: 1, Config: config.DefaultConfig()})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 )
 
@@ -54,8 +55,8 @@ func compareGolden(t *testing.T, dir, name string, got []byte) {
 }
 
 // fourGPUs is the default config on 4 GPUs, changed by set if given.
-func fourGPUs(set func(*Config)) Config {
-	c := DefaultConfig()
+func fourGPUs(set func(*config.Config)) config.Config {
+	c := config.DefaultConfig()
 	c.GPUs = 4
 	if set != nil {
 		set(&c)
@@ -110,14 +111,14 @@ func TestGoldenVariants(t *testing.T) {
 	}
 	variants := []struct {
 		name string
-		set  func(*Config)
+		set  func(*config.Config)
 	}{
-		{"oversub-lrm", func(c *Config) { c.Oversubscribe = 1.5 }},
-		{"oversub-lru", func(c *Config) { c.Oversubscribe = 3; c.UVM.Eviction = "lru-4kb" }},
-		{"page2mb", func(c *Config) { c.PageSize = 2 << 20 }},
-		{"spread-switch", func(c *Config) { c.Placement = "spread"; c.Topology = "switch" }},
-		{"gpus16", func(c *Config) { c.GPUs = 16 }},
-		{"acgroup2mb", func(c *Config) { c.Policy.ACGroup = 2 << 20 }}, // read by access-counter, oasis and grit only
+		{"oversub-lrm", func(c *config.Config) { c.Oversubscribe = 1.5 }},
+		{"oversub-lru", func(c *config.Config) { c.Oversubscribe = 3; c.UVM.Eviction = "lru-4kb" }},
+		{"page2mb", func(c *config.Config) { c.PageSize = 2 << 20 }},
+		{"spread-switch", func(c *config.Config) { c.Placement = "spread"; c.Topology = "switch" }},
+		{"gpus16", func(c *config.Config) { c.GPUs = 16 }},
+		{"acgroup2mb", func(c *config.Config) { c.Policy.ACGroup = 2 << 20 }}, // read by access-counter, oasis and grit only
 	}
 	for _, v := range variants {
 		for _, w := range []string{"mt", "pr", "pingpong", "lenet"} {

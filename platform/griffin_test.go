@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/griffin"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 // griffinConfig is Griffin-DPC (approximated) on gpus small GPUs: first
 // touch, remote access, and the access counters' notifications classified
 // every epochNs.
-func griffinConfig(gpus int, epochNs float64) Config {
+func griffinConfig(gpus int, epochNs float64) config.Config {
 	c := small(gpus)
 	c.Check = true
 	c.Policy.ACHost = pagepolicy.ACHostMigrate

@@ -5,13 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/eviction"
 	uvmmurt "github.com/mgpu-sim/mgpu/runtimes/uvmmu"
 	"github.com/mgpu-sim/mgpu/uvmmu"
 )
 
 // hardwareConfig is UVMMU's hardware fault handling on gpus GPUs.
-func hardwareConfig(gpus int, over float64, ev string) Config {
+func hardwareConfig(gpus int, over float64, ev string) config.Config {
 	c := small(gpus)
 	c.Oversubscribe = over
 	c.UVM.FaultHandling = uvmmurt.Name
@@ -80,7 +81,7 @@ func TestHardwareHandlingCoherent(t *testing.T) {
 
 // checkHardwareResidency checks the end state: each GPU within its
 // frame-groups, each page-group whole, no page on two GPUs.
-func checkHardwareResidency(t *testing.T, s *System, c Config) {
+func checkHardwareResidency(t *testing.T, s *System, c config.Config) {
 	t.Helper()
 	tab := s.driver.Table()
 	ppg := uint64(uvmmurt.Config.Of(c.UVM).PagesPerGroup())
@@ -145,14 +146,14 @@ func TestHardwareSameSeedSameResult(t *testing.T) {
 
 func TestHardwareBadConfig(t *testing.T) {
 	for _, tc := range []struct {
-		edit func(*Config)
+		edit func(*config.Config)
 		want string
 	}{
-		{func(c *Config) { c.UVM.FaultHandling = "hw" }, "software, hardware"},
-		{func(c *Config) { c.UVM.Prefetch.Policy = "tbn" }, "uvm.prefetch.policy=off"},
-		{func(c *Config) { c.PageSize = 2 << 20 }, "page_size=4KB"},
-		{func(c *Config) { c.Placement = "spread" }, "placement=host"},
-		{func(c *Config) { uvmmurt.Config.Edit(&c.UVM, func(u *uvmmu.Config) { u.DCQEntries = 48 }) }, "power of two"},
+		{func(c *config.Config) { c.UVM.FaultHandling = "hw" }, "software, hardware"},
+		{func(c *config.Config) { c.UVM.Prefetch.Policy = "tbn" }, "uvm.prefetch.policy=off"},
+		{func(c *config.Config) { c.PageSize = 2 << 20 }, "page_size=4KB"},
+		{func(c *config.Config) { c.Placement = "spread" }, "placement=host"},
+		{func(c *config.Config) { uvmmurt.Config.Edit(&c.UVM, func(u *uvmmu.Config) { u.DCQEntries = 48 }) }, "power of two"},
 	} {
 		c := hardwareConfig(1, 0, eviction.LinearRandom)
 		tc.edit(&c)

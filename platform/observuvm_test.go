@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/observuvm"
 	observuvmrt "github.com/mgpu-sim/mgpu/runtimes/observuvm"
 	"github.com/mgpu-sim/mgpu/uvm"
@@ -13,7 +14,7 @@ import (
 
 // observeConfig is ObservUVM on gpus small GPUs at over, with eviction
 // policy pol and intra-region prefetch shallow.
-func observeConfig(gpus int, over float64, pol, shallow string) Config {
+func observeConfig(gpus int, over float64, pol, shallow string) config.Config {
 	c := small(gpus)
 	c.Oversubscribe = over
 	c.UVM.Prefetch.Policy = "tbn"
@@ -107,16 +108,24 @@ func TestObservUVMPrefetchers(t *testing.T) {
 func TestObservUVMRejectsBadConfigs(t *testing.T) {
 	for _, tc := range []struct {
 		name, policy string
-		set          func(c *Config)
+		set          func(c *config.Config)
 		msg          string
 	}{
-		{"unknown prefetch", "on-touch", func(c *Config) { observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.Shallow = "tree" }) }, "shallow"},
-		{"unknown region prefetch", "on-touch", func(c *Config) { observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.Deep = "stream" }) }, "deep"},
-		{"another page policy", "oasis", func(*Config) {}, "--policy on-touch"},
-		{"budget 0", "on-touch", func(c *Config) { observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.ObservedRegions = 0 }) }, "observed_regions"},
-		{"samples 0", "on-touch", func(c *Config) { observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.Samples = 0 }) }, "samples"},
-		{"unknown eviction", "on-touch", func(c *Config) { observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.Policy = "arc" }) }, "policy"},
-		{"tree threshold without the tree", "on-touch", func(c *Config) { c.UVM.Prefetch.Policy = "off" }, "uvm.prefetch.policy=tbn"},
+		{"unknown prefetch", "on-touch", func(c *config.Config) {
+			observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.Shallow = "tree" })
+		}, "shallow"},
+		{"unknown region prefetch", "on-touch", func(c *config.Config) {
+			observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.Deep = "stream" })
+		}, "deep"},
+		{"another page policy", "oasis", func(*config.Config) {}, "--policy on-touch"},
+		{"budget 0", "on-touch", func(c *config.Config) {
+			observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.ObservedRegions = 0 })
+		}, "observed_regions"},
+		{"samples 0", "on-touch", func(c *config.Config) { observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.Samples = 0 }) }, "samples"},
+		{"unknown eviction", "on-touch", func(c *config.Config) {
+			observuvmrt.Config.Edit(&c.UVM, func(s *observuvm.Config) { s.Policy = "arc" })
+		}, "policy"},
+		{"tree threshold without the tree", "on-touch", func(c *config.Config) { c.UVM.Prefetch.Policy = "off" }, "uvm.prefetch.policy=tbn"},
 	} {
 		c := observeConfig(1, 1.5, observuvm.Tournament, observuvm.ShallowTBP)
 		tc.set(&c)

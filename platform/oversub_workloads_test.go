@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/config"
 	uvmmurt "github.com/mgpu-sim/mgpu/runtimes/uvmmu"
 	uvmsmartrt "github.com/mgpu-sim/mgpu/runtimes/uvmsmart"
 )
@@ -83,7 +84,7 @@ func TestOversubscriptionWorkloadsCoherent(t *testing.T) {
 
 // framesScale is the smallest scale from 0.01 up (doubling) at which each
 // GPU's memory under c holds at least n UVMMU frame-groups.
-func framesScale(t *testing.T, w string, c Config, n int) float64 {
+func framesScale(t *testing.T, w string, c config.Config, n int) float64 {
 	t.Helper()
 	soft := c
 	soft.UVM.FaultHandling = "software"
@@ -124,7 +125,7 @@ func TestThreshold100IsOff(t *testing.T) {
 					if tree.Totals.MigrationsH2D == 0 {
 						t.Fatal("nothing migrated")
 					}
-					tree.Config, off.Config = Config{}, Config{}
+					tree.Config, off.Config = config.Config{}, config.Config{}
 					var a, b bytes.Buffer
 					if err := tree.WriteJSON(&a); err != nil {
 						t.Fatal(err)

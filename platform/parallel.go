@@ -8,6 +8,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/interconnect"
@@ -65,7 +66,7 @@ func (d *deferredTouch) Touch(_ int, p uint64) { d.part.Defer(d.touch, p, nil) }
 // latency of a one-byte message, plus, in the tree, the root complex and
 // the GPU's switch). A GPU's message to the host needs no bound: partition
 // 0 runs after the GPUs' window, and hears it at its instant.
-func lookahead(c Config) (sim.VTimeInSec, error) {
+func lookahead(c config.Config) (sim.VTimeInSec, error) {
 	pcie, err := interconnect.PCIeTiming(c.Link)
 	if err != nil {
 		return 0, err

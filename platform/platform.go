@@ -1,4 +1,4 @@
-// Package platform builds a multi-GPU system from a Config (engine, GPUs,
+// Package platform builds a multi-GPU system from a config.Config (engine, GPUs,
 // GMMUs, the UVM driver, NVLink and PCIe), runs a workload on it, and
 // collects the result.
 package platform
@@ -13,6 +13,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	_ "github.com/mgpu-sim/mgpu/benchmarks/all" // registers every workload
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/engine"
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/gmmu"
@@ -34,7 +35,7 @@ type Options struct {
 	Scale      float64
 	Size       string
 	Iterations int
-	Config     Config
+	Config     config.Config
 	// Sets records the --set overrides that made Config, for the result's
 	// readers (sweeps group by them); Config already includes them.
 	Sets map[string]string
@@ -110,7 +111,7 @@ type System struct {
 // 2^27 pages is 512 GB at 4 KB, far above any paper's input.
 const maxPages = 1 << 27
 
-func capacityPages(c Config, footprint uint64, workload string) (int, error) {
+func capacityPages(c config.Config, footprint uint64, workload string) (int, error) {
 	mem := uint64(c.GPU.Memory)
 	if c.Oversubscribe == 0 {
 		if total := mem * uint64(c.GPUs); footprint > total {
@@ -200,7 +201,7 @@ func setupWorkload(w benchmarks.Workload, o Options, traits pagepolicy.Traits) (
 	tag := taggingOf(c, traits)
 	params := o.params()
 	for {
-		alloc, err := objtable.NewAllocator(tag, allocAlign(c))
+		alloc, err := objtable.NewAllocator(tag, c.AllocAlign())
 		if err != nil {
 			return nil, nil, err
 		}
@@ -227,17 +228,13 @@ func setupWorkload(w benchmarks.Workload, o Options, traits pagepolicy.Traits) (
 // taggingOf is the pointer tagging a run starts from: policy.id_bits of
 // Obj_ID and the configuration bit, or no tag for a policy that wants
 // untagged pointers.
-func taggingOf(c Config, traits pagepolicy.Traits) objtable.Tagging {
+func taggingOf(c config.Config, traits pagepolicy.Traits) objtable.Tagging {
 	tag := objtable.Tagging{IDBits: c.Policy.IDBits, ConfigBit: 1}
 	if traits.Untagged {
 		tag.ConfigBit = 0
 	}
 	return tag
 }
-
-// allocAlign aligns objects to the largest page size in use (2 MB at
-// least), so no two objects share a page.
-func allocAlign(c Config) uint64 { return max(uint64(c.PageSize), 2<<20) }
 
 // params is what the workload is sized from.
 func (o Options) params() benchmarks.Params {
@@ -513,7 +510,7 @@ func Run(o Options) (*Result, error) {
 // accessCounters are the GPUs' counter settings: those of the first
 // selected runtime that counts with its own (uvm.RuntimeSpec.Counters),
 // else the page policy's.
-func accessCounters(c Config) uvm.Counters {
+func accessCounters(c config.Config) uvm.Counters {
 	for _, r := range c.UVM.Selected() {
 		if r.Spec.Counters != nil {
 			return r.Spec.Counters(c.UVM)

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"bytes"
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/earlyadaptor"
 	earlyadaptorrt "github.com/mgpu-sim/mgpu/runtimes/earlyadaptor"
 	"strings"
@@ -11,7 +12,7 @@ import (
 )
 
 func smallOASIS() Options {
-	c := DefaultConfig()
+	c := config.DefaultConfig()
 	c.GPUs = 2
 	return Options{Workload: "st", Policy: "oasis", Scale: 0.05, Seed: 1, Config: c}
 }

@@ -3,7 +3,6 @@ package platform
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -64,23 +63,16 @@ func readers(key string) string {
 // checkReads rejects the policy.* keys and im2col that o gives a value
 // other than their default while o's policy or workload ignores them.
 func checkReads(o Options) error {
-	r, err := rules()
-	if err != nil {
-		return fmt.Errorf("internal error: %w", err)
-	}
 	var errs []error
-	for i, l := range leaves(reflect.ValueOf(&o.Config).Elem(), "", make([]leaf, 0, len(r.def))) {
-		if !strings.HasPrefix(l.key, policyPrefix) && l.key != "im2col" || formatValue(l.v) == r.def[i] {
-			continue
-		}
-		if Affects(l.key, o.Policy, o.Workload) {
+	for _, g := range o.Config.Given() {
+		if !strings.HasPrefix(g.Key, policyPrefix) && g.Key != "im2col" || Affects(g.Key, o.Policy, o.Workload) {
 			continue
 		}
 		what := "policy " + o.Policy
-		if l.key == "im2col" {
+		if g.Key == "im2col" {
 			what = "workload " + o.Workload
 		}
-		errs = append(errs, fmt.Errorf("%s = %s: has no effect under %s; %s", l.key, shown(l.v), what, readers(l.key)))
+		errs = append(errs, fmt.Errorf("%s = %s: has no effect under %s; %s", g.Key, g.Value, what, readers(g.Key)))
 	}
 	return errors.Join(errs...)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 )
 
@@ -29,7 +30,7 @@ func TestUnreadKeysChangeNothing(t *testing.T) {
 		t.Skip("simulates: skipped in -short")
 	}
 	var keys []string
-	for _, k := range Keys(DefaultConfig()) {
+	for _, k := range config.Keys(config.DefaultConfig()) {
 		if name, ok := strings.CutPrefix(k.Key, policyPrefix); ok {
 			if _, ok := unreadValues[name]; !ok {
 				t.Fatalf("unreadValues has no value for %s", k.Key)
@@ -44,7 +45,7 @@ func TestUnreadKeysChangeNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Version, r.Config, r.Sets = "", Config{}, nil
+		r.Version, r.Config, r.Sets = "", config.Config{}, nil
 		var b bytes.Buffer
 		if err := r.WriteJSON(&b); err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/replay"
@@ -64,7 +65,7 @@ func RecordingFor(o Options) (benchmarks.Params, objtable.Tagging, uint64, error
 	if err := CheckParams(o.params()); err != nil {
 		return benchmarks.Params{}, objtable.Tagging{}, 0, err
 	}
-	return o.params(), taggingOf(o.Config, traits), allocAlign(o.Config), nil
+	return o.params(), taggingOf(o.Config, traits), o.Config.AllocAlign(), nil
 }
 
 // OpenTrace opens a recording for `mgpu run --trace` and checks it whole
@@ -76,7 +77,7 @@ func OpenTrace(path string) (*replay.Program, error) { return replay.Open(path, 
 // count and im2col kernel by Config.Validate, the scale, size and
 // iterations as run checks its flags.
 func CheckParams(p benchmarks.Params) error {
-	c := DefaultConfig()
+	c := config.DefaultConfig()
 	c.GPUs, c.Im2col = p.GPUs, p.Im2col
 	errs := []error{c.Validate(), benchmarks.CheckScale(p.Scale)}
 	if p.Size != "" && !slices.Contains(benchmarks.SizeColumns(), p.Size) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/replay"
 )
 
@@ -49,7 +50,7 @@ func TestReplayEqualsRun(t *testing.T) {
 	for _, name := range benchmarks.Names() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			c := DefaultConfig()
+			c := config.DefaultConfig()
 			c.GPUs = 2
 			o := Options{Workload: name, Policy: "on-touch", Scale: 0.01, Seed: 1, Config: c}
 			want := resultJSON(t, o)
@@ -63,7 +64,7 @@ func TestReplayEqualsRun(t *testing.T) {
 // TestReplayRefusesOtherParams: a recording replayed with another scale
 // or GPU count is refused, not run as something else.
 func TestReplayRefusesOtherParams(t *testing.T) {
-	c := DefaultConfig()
+	c := config.DefaultConfig()
 	c.GPUs = 2
 	o := Options{Workload: "mm", Policy: "on-touch", Scale: 0.01, Seed: 1, Config: c}
 	p := recorded(t, o)

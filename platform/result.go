@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/eviction"
 	"github.com/mgpu-sim/mgpu/interconnect"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
@@ -154,7 +155,7 @@ type Result struct {
 	// workload's default count.
 	Iterations int               `json:"iterations,omitempty"`
 	Version    string            `json:"version"`
-	Config     Config            `json:"config"`
+	Config     config.Config     `json:"config"`
 	Sets       map[string]string `json:"sets,omitempty"`
 	SimTimeNs  float64           `json:"sim_time_ns"`
 	Footprint  units.Bytes       `json:"footprint"`

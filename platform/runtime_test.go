@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/uvm"
 )
@@ -36,7 +37,7 @@ func init() {
 // requirement, and its counts reach the result, with the coherence checker
 // on.
 func TestRegisteredRuntimeRuns(t *testing.T) {
-	c := platform.DefaultConfig()
+	c := config.DefaultConfig()
 	c.GPUs, c.Check = 2, true
 	for _, kv := range []string{"uvm.adaptive=toy", "uvm.prefetch.policy=tbn", "uvm.prefetch.threshold=1"} {
 		if err := c.Set(kv); err != nil {
@@ -52,7 +53,7 @@ func TestRegisteredRuntimeRuns(t *testing.T) {
 		t.Fatalf("vetoed %v, prefetched %d: the runtime did not act", r.PolicyStats["toy_vetoed"], r.Totals.Prefetches)
 	}
 	o.Config.UVM.Prefetch.Policy = "off"
-	o.Config.UVM.Prefetch.Threshold = platform.DefaultConfig().UVM.Prefetch.Threshold
+	o.Config.UVM.Prefetch.Threshold = config.DefaultConfig().UVM.Prefetch.Threshold
 	if _, err := platform.Run(o); err == nil || !strings.Contains(err.Error(), `uvm.adaptive = "toy": vetoes prefetches: set uvm.prefetch.policy=tbn`) {
 		t.Fatalf("without its prefetcher: %v", err)
 	}

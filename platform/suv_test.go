@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/objtable"
 	suvrt "github.com/mgpu-sim/mgpu/runtimes/suv"
 	"github.com/mgpu-sim/mgpu/suv"
@@ -95,7 +96,7 @@ func (p suvProbe) Setup(alloc *objtable.Allocator, _ benchmarks.Params) ([]bench
 // suvSmall is the probe's machine: 2 CUs, so that 80 workgroups of the
 // 256 are resident at once and "temporal" is Temporal; the density
 // threshold is 1 so that its 2 accesses per byte earn a pool.
-func suvSmall(gpus int, mode string) Config {
+func suvSmall(gpus int, mode string) config.Config {
 	c := small(gpus)
 	c.GPU.CUs = 2
 	c.Oversubscribe = 1.5

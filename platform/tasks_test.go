@@ -7,6 +7,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/tasks"
 )
 
@@ -94,7 +95,7 @@ func TestComponentsReportTasks(t *testing.T) {
 // page-group migration is a task that ends when its last page lands, one
 // per migration the GPU's unit starts (one GPU, so no recall starts one).
 func TestHardwareMigrationTasks(t *testing.T) {
-	c, err := LoadConfig("../configs/gtx1080ti.yaml")
+	c, err := config.LoadConfig("../configs/gtx1080ti.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/uvmsmart"
 	"strings"
 	"testing"
@@ -11,7 +12,7 @@ import (
 
 // uvmsmartConfig is UVMMU's NVIDIA UM baseline on gpus small GPUs (tree
 // prefetch at 50, LRU 2 MB eviction), with or without UVMSmart.
-func uvmsmartConfig(gpus int, over float64, adaptive string) Config {
+func uvmsmartConfig(gpus int, over float64, adaptive string) config.Config {
 	c := small(gpus)
 	c.Oversubscribe = over
 	c.UVM.Prefetch.Policy, c.UVM.Prefetch.Threshold = "tbn", 50
@@ -64,13 +65,15 @@ func TestUVMSmartAdapts(t *testing.T) {
 func TestUVMSmartRejectsBadConfigs(t *testing.T) {
 	for _, tc := range []struct {
 		name, policy string
-		set          func(c *Config)
+		set          func(c *config.Config)
 		msg          string
 	}{
-		{"unknown runtime", "on-touch", func(c *Config) { c.UVM.Adaptive = "smart" }, "uvm.adaptive"},
-		{"threshold 0", "on-touch", func(c *Config) { uvmsmartrt.Config.Edit(&c.UVM, func(s *uvmsmart.Config) { s.MigrateThreshold = 0 }) }, "migrate_threshold"},
-		{"hardware handling", "on-touch", func(c *Config) { *c = hardwareConfig(1, 1.5, "linear-random"); c.UVM.Adaptive = uvmsmartrt.Name }, "software"},
-		{"another policy", "oasis", func(*Config) {}, "--policy on-touch"},
+		{"unknown runtime", "on-touch", func(c *config.Config) { c.UVM.Adaptive = "smart" }, "uvm.adaptive"},
+		{"threshold 0", "on-touch", func(c *config.Config) {
+			uvmsmartrt.Config.Edit(&c.UVM, func(s *uvmsmart.Config) { s.MigrateThreshold = 0 })
+		}, "migrate_threshold"},
+		{"hardware handling", "on-touch", func(c *config.Config) { *c = hardwareConfig(1, 1.5, "linear-random"); c.UVM.Adaptive = uvmsmartrt.Name }, "software"},
+		{"another policy", "oasis", func(*config.Config) {}, "--policy on-touch"},
 	} {
 		c := uvmsmartConfig(1, 1.5, uvmsmartrt.Name)
 		tc.set(&c)

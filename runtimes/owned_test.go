@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvm"
@@ -62,7 +63,7 @@ func init() {
 	})
 }
 
-func set(t *testing.T, c *platform.Config, kvs ...string) {
+func set(t *testing.T, c *config.Config, kvs ...string) {
 	t.Helper()
 	for _, kv := range kvs {
 		if err := c.Set(kv); err != nil {
@@ -75,8 +76,8 @@ func set(t *testing.T, c *platform.Config, kvs ...string) {
 // uvm.adaptive's sections, with its default and doc, and a config file
 // and --set reach it without changing the config they were applied to.
 func TestOwnedKeyIsListedAndParsed(t *testing.T) {
-	var found *platform.KeyInfo
-	keys := platform.Keys(platform.DefaultConfig())
+	var found *config.KeyInfo
+	keys := config.Keys(config.DefaultConfig())
 	for i, k := range keys {
 		if k.Key == "uvm.toy.every" {
 			found = &keys[i]
@@ -89,7 +90,7 @@ func TestOwnedKeyIsListedAndParsed(t *testing.T) {
 	if err := os.WriteFile(path, []byte("uvm:\n  adaptive: toy-veto\n  toy:\n    every: 3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := platform.LoadConfig(path)
+	c, err := config.LoadConfig(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestOwnedKeyIsListedAndParsed(t *testing.T) {
 		t.Errorf("a misspelt key: %v", err)
 	}
 	var b bytes.Buffer
-	if err := platform.WriteYAML(&b, d); err != nil || !strings.Contains(b.String(), "  toy:\n    every: 5") {
+	if err := config.WriteYAML(&b, d); err != nil || !strings.Contains(b.String(), "  toy:\n    every: 5") {
 		t.Errorf("WriteYAML: %v\n%s", err, b.String())
 	}
 }
@@ -122,7 +123,7 @@ func TestOwnedKeyIsValidated(t *testing.T) {
 		{[]string{"uvm.adaptive=toy-veto", "uvm.toy.every=4"}, `uvm.adaptive = "toy-veto": vetoes prefetches: set uvm.prefetch.policy=tbn`},
 		{[]string{"uvm.toy.every=4"}, `uvm.toy.every = 4: has no effect while uvm.adaptive = "none"; set uvm.adaptive=toy-veto to use it`},
 	} {
-		c := platform.DefaultConfig()
+		c := config.DefaultConfig()
 		set(t, &c, tc.sets...)
 		err := c.Validate()
 		switch {
@@ -138,7 +139,7 @@ func TestOwnedKeyIsValidated(t *testing.T) {
 // carries the section under its field, which reads back.
 func TestOwnedKeyReachesTheRunAndTheResult(t *testing.T) {
 	run := func(every string) *platform.Result {
-		c := platform.DefaultConfig()
+		c := config.DefaultConfig()
 		c.GPUs = 1
 		set(t, &c, "uvm.adaptive=toy-veto", "uvm.prefetch.policy=tbn", "uvm.prefetch.threshold=1", "uvm.toy.every="+every)
 		r, err := platform.Run(platform.Options{Workload: "private", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c})

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/platform"
 )
 
@@ -45,7 +46,7 @@ func FuzzCollect(f *testing.F) {
 // collectSeeds are whole results (a real run's, and made ones of one and
 // four GPUs), then stubs, cuts and twists of them.
 func collectSeeds(f *testing.F) [][]byte {
-	cfg := platform.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.GPUs = 2
 	real, err := platform.Run(platform.Options{Workload: "private", Policy: "oasis", Seed: 1, Scale: 0.01, Config: cfg})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/platform"
 )
 
@@ -114,12 +115,12 @@ func TestWriteCSVQuotesValues(t *testing.T) {
 	odd := []string{"a,b", `say "hi"`, "two\nlines", " padded ", ""}
 	var results []*platform.Result
 	for i, v := range odd {
-		cfg := platform.DefaultConfig()
+		cfg := config.DefaultConfig()
 		cfg.UVM.Eviction, cfg.GPUs = v, 2 // not valid values: this only tests quoting
 		results = append(results, &platform.Result{Workload: "w", Policy: "p", GPUs: 2, Config: cfg,
 			Sets: map[string]string{"uvm.eviction": v, "gpus": "2"}, PolicyStats: map[string]float64{"ratio": float64(i) / 4}})
 	}
-	results = append(results, &platform.Result{Workload: "x,y", Policy: "p", Config: platform.DefaultConfig()})
+	results = append(results, &platform.Result{Workload: "x,y", Policy: "p", Config: config.DefaultConfig()})
 	var b bytes.Buffer
 	if err := WriteCSV(&b, results); err != nil {
 		t.Fatal(err)
@@ -148,7 +149,7 @@ func TestWriteCSVQuotesValues(t *testing.T) {
 // TestCSVCoreColumns: CSVHeader and CSVRow (the core columns) stay the
 // leading columns of the merged table.
 func TestCSVCoreColumns(t *testing.T) {
-	cfg := platform.DefaultConfig()
+	cfg := config.DefaultConfig()
 	if err := cfg.Set("gpu.memory=8GB"); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/platform"
 )
 
@@ -15,7 +16,7 @@ import (
 // the cases below cut and change.
 func wholeJSON(t *testing.T) map[string]any {
 	t.Helper()
-	cfg := platform.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.GPUs = 2
 	data, err := json.Marshal(wholeResult(platform.Options{Workload: "mm", Policy: "oasis", Seed: 1, Scale: 1, Size: "auto", Config: cfg}))
 	if err != nil {

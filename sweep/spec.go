@@ -26,6 +26,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	_ "github.com/mgpu-sim/mgpu/benchmarks/all" // registers every workload
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	"github.com/mgpu-sim/mgpu/platform"
 )
@@ -68,7 +69,7 @@ type Run struct {
 	Scale    float64           `json:"scale"`
 	Size     string            `json:"size"`
 	Sets     map[string]string `json:"sets,omitempty"`
-	Config   platform.Config   `json:"config"`
+	Config   config.Config     `json:"config"`
 	// Threads runs the run's GPUs on up to this many threads
 	// (platform.Options.Threads): how, not what, so not part of its
 	// identity or its result.
@@ -91,7 +92,7 @@ func Load(path string) (*Spec, error) {
 		if err == io.EOF {
 			return nil, fmt.Errorf("%s is empty: a spec names at least its workloads and policies, e.g. 'workloads: [mm]' and 'policies: [oasis]' (valid keys: %s)", path, specKeys)
 		}
-		return nil, fmt.Errorf("%w (valid keys: %s)", platform.YAMLError(path, data, err), specKeys)
+		return nil, fmt.Errorf("%w (valid keys: %s)", config.YAMLError(path, data, err), specKeys)
 	}
 	if err := s.readDecimals(path, data); err != nil {
 		return nil, err
@@ -234,9 +235,9 @@ func (s *Spec) prepare() ([]string, error) {
 // make the same runs twice, under two labels.
 func (s *Spec) checkValues(k string, said map[string]bool) []error {
 	var errs []error
-	spelt := map[platform.Config]string{}
+	spelt := map[config.Config]string{}
 	for _, v := range s.Sets[k] {
-		cfg := platform.DefaultConfig()
+		cfg := config.DefaultConfig()
 		if err := cfg.Set(k + "=" + v); err != nil {
 			if !said[err.Error()] {
 				said[err.Error()] = true
@@ -361,7 +362,7 @@ func (s *Spec) Each(f func(i int, r Run) error) error {
 	}
 	i := 0
 	return eachCombo(keys, s.Sets, func(combo []int) error {
-		configs := map[string]platform.Config{} // this combination's, per set of keys read
+		configs := map[string]config.Config{} // this combination's, per set of keys read
 		for _, g := range s.GPUs {
 			for _, w := range s.Workloads {
 				for _, p := range s.Policies {
@@ -392,8 +393,8 @@ func (s *Spec) Each(f func(i int, r Run) error) error {
 }
 
 // configOf is the default config with sets applied.
-func configOf(sets map[string]string) (platform.Config, error) {
-	cfg := platform.DefaultConfig()
+func configOf(sets map[string]string) (config.Config, error) {
+	cfg := config.DefaultConfig()
 	for _, k := range slices.Sorted(maps.Keys(sets)) {
 		if err := cfg.Set(k + "=" + sets[k]); err != nil {
 			return cfg, err // prepare tried every value: not reached
@@ -462,7 +463,7 @@ func (s *Spec) Expand() ([]Run, error) {
 		return nil, err
 	}
 	bad := &InvalidRuns{Total: len(runs)}
-	valid := map[platform.Config]error{} // runs share a handful of configs
+	valid := map[config.Config]error{} // runs share a handful of configs
 	for _, r := range runs {
 		err, ok := valid[r.Config]
 		if !ok {
@@ -593,7 +594,7 @@ func (r Run) Hash() string {
 		Workload, Policy, Size string
 		Seed                   uint64
 		Scale                  float64
-		Config                 platform.Config
+		Config                 config.Config
 	}{r.Workload, r.Policy, r.Size, r.Seed, r.Scale, r.Config}
 	b, _ := json.Marshal(id)
 	h := sha256.Sum256(b)

@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/platform"
 )
 
@@ -96,7 +97,7 @@ func FuzzSweepSpec(f *testing.F) {
 				}
 			}
 			for k, v := range r.Sets {
-				fresh := platform.DefaultConfig()
+				fresh := config.DefaultConfig()
 				if err := fresh.Set(k + "=" + v); err != nil {
 					t.Fatalf("%s: sets %s=%s, which Set rejects: %v", r.Label(), k, v, err)
 				}

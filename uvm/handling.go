@@ -37,7 +37,7 @@ type FaultCore interface {
 }
 
 // A HandlingSpec is a fault-handling core as registered: how to build it
-// and the rules of the config keys it owns or changes, which platform's
+// and the rules of the config keys it owns or changes, which config's
 // validation applies while it is selected.
 type HandlingSpec struct {
 	New func(HandlingEnv) (FaultCore, error)
@@ -58,7 +58,7 @@ type HandlingSpec struct {
 
 // A Rule is a requirement whose value follows from the config: Need says
 // what to set ("<reason>: set <key>=<value>"), or "" when the config
-// meets it. get reads any config key, as platform formats it.
+// meets it. get reads any config key, as package config formats it.
 type Rule struct {
 	Need func(c Config, page units.Bytes, get func(key string) string) string
 }

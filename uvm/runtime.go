@@ -150,12 +150,12 @@ const (
 
 // A RuntimeSpec is a runtime as registered: how to build it, what it
 // needs of the rest of the config, and the rules of the keys it owns or
-// changes, which platform's validation applies while it is selected. The
+// changes, which config's validation applies while it is selected. The
 // rules live here, with the runtime, so that no other package names it.
 type RuntimeSpec struct {
 	New func(RuntimeEnv) (Runtime, error)
 	// Requires are checked before New by the driver's builder, and by
-	// platform's validation before a run starts.
+	// config's validation before a run starts.
 	Requires []Requirement
 	// Validate, if set, checks the runtime's own settings while it is
 	// selected, at the run's page size.
@@ -191,7 +191,7 @@ type Counters struct {
 
 // A Dependency is a group of config keys that take effect only while On
 // holds: given a value other than its default while On does not hold, a
-// key would change nothing, and platform's validation reports it. Keys
+// key would change nothing, and config's validation reports it. Keys
 // ending in ".*" stand for every key below the prefix. While names the
 // key whose value turns them off, Use what to set to give them effect,
 // and Note, if set, what decides instead.

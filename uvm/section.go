@@ -12,7 +12,7 @@ import (
 // A runtime's own settings are a section of Config, uvm.<name>.*, that its
 // package registers (RegisterSection) rather than a field uvm declares, so
 // that uvm names no runtime. Every Config holds a value of every
-// registered section; platform lists, parses, sets and checks a section's
+// registered section; package config lists, parses, sets and checks a section's
 // keys as it does the declared fields', and results hold it as a field.
 
 // A SectionSpec places a registered section among Config's keys.
@@ -135,7 +135,7 @@ func (c *Config) SetSection(name string, v any) {
 	c.sections[s.slot] = v
 }
 
-// yamlName is the config key of field f, as platform's config walker reads
+// yamlName is the config key of field f, as package config's walker reads
 // it.
 func yamlName(f reflect.StructField) string {
 	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")

@@ -31,12 +31,12 @@ const (
 )
 
 var (
-	config   = map[string]string{"c.yaml": "gpus: 2\n"}
-	table    = map[string]string{"t.csv": "app,a\nmm,1\n"}
-	recorded = map[string]string{"t.tr": "mgpu-trace\n"}
-	accel    = map[string]string{"tr/kernelslist.g": kernelList, "tr/kernel-1.traceg": "-kernel name = k\n"}
-	specFile = map[string]string{"s.yaml": tinySpec}
-	kept     = map[string]string{"res/" + keptName: `{"workload": "mm", "policy": "oasis"}`}
+	configInput = map[string]string{"c.yaml": "gpus: 2\n"}
+	table       = map[string]string{"t.csv": "app,a\nmm,1\n"}
+	recorded    = map[string]string{"t.tr": "mgpu-trace\n"}
+	accel       = map[string]string{"tr/kernelslist.g": kernelList, "tr/kernel-1.traceg": "-kernel name = k\n"}
+	specFile    = map[string]string{"s.yaml": tinySpec}
+	kept        = map[string]string{"res/" + keptName: `{"workload": "mm", "policy": "oasis"}`}
 )
 
 func with(ms ...map[string]string) map[string]string {
@@ -52,29 +52,29 @@ func with(ms ...map[string]string) map[string]string {
 // clobberRows: every command and flag that writes a file, against each
 // input it reads, by the same path, through a symlink and as a hard link.
 var clobberRows = []clobberRow{
-	{writes: "run --out", name: "the config", args: []string{"run", "--config", "$D/c.yaml", "--out", "$D/c.yaml"}, files: config, want: []string{"--out $D/c.yaml names the --config file $D/c.yaml", "choose another path for --out"}},
-	{writes: "run --out", name: "a symlink to the config", args: []string{"run", "--config", "$D/c.yaml", "--out", "$D/r.json"}, files: config, links: map[string]string{"r.json": "c.yaml"},
+	{writes: "run --out", name: "the config", args: []string{"run", "--config", "$D/c.yaml", "--out", "$D/c.yaml"}, files: configInput, want: []string{"--out $D/c.yaml names the --config file $D/c.yaml", "choose another path for --out"}},
+	{writes: "run --out", name: "a symlink to the config", args: []string{"run", "--config", "$D/c.yaml", "--out", "$D/r.json"}, files: configInput, links: map[string]string{"r.json": "c.yaml"},
 		want: []string{"--out $D/r.json names the --config file $D/c.yaml (both lead to $R/c.yaml)"}},
-	{writes: "run --out", name: "a hard link to the config", args: []string{"run", "--config", "$D/c.yaml", "--out", "$D/r.json"}, files: config, hard: map[string]string{"r.json": "c.yaml"},
+	{writes: "run --out", name: "a hard link to the config", args: []string{"run", "--config", "$D/c.yaml", "--out", "$D/r.json"}, files: configInput, hard: map[string]string{"r.json": "c.yaml"},
 		want: []string{"--out $D/r.json names the --config file $D/c.yaml (hard links to one file)"}},
-	{writes: "run --out", name: "the config through a linked directory", args: []string{"run", "--config", "$D/c.yaml", "--out", "$D/same/c.yaml"}, files: config, links: map[string]string{"same": "."},
+	{writes: "run --out", name: "the config through a linked directory", args: []string{"run", "--config", "$D/c.yaml", "--out", "$D/same/c.yaml"}, files: configInput, links: map[string]string{"same": "."},
 		want: []string{"--out $D/same/c.yaml names the --config file $D/c.yaml"}},
 	{writes: "run --out", name: "the trace", args: []string{"run", "--trace", "$D/t.tr", "--out", "$D/t.tr"}, files: recorded, want: []string{"--out $D/t.tr names the --trace file $D/t.tr"}},
-	{writes: "run --csv", name: "the config", args: []string{"run", "--config", "$D/c.yaml", "--csv", "$D/c.yaml"}, files: config, want: []string{"--csv $D/c.yaml names the --config file", "choose another path for --csv"}},
+	{writes: "run --csv", name: "the config", args: []string{"run", "--config", "$D/c.yaml", "--csv", "$D/c.yaml"}, files: configInput, want: []string{"--csv $D/c.yaml names the --config file", "choose another path for --csv"}},
 	{writes: "run --csv", name: "the trace via a symlink", args: []string{"run", "--trace", "$D/t.tr", "--csv", "$D/r.csv"}, files: recorded, links: map[string]string{"r.csv": "$D/t.tr"},
 		want: []string{"--csv $D/r.csv names the --trace file $D/t.tr"}},
 	{writes: "run --csv", name: "--out through a symlink", args: []string{"run", "--out", "$D/r.json", "--csv", "$D/r.csv"}, links: map[string]string{"r.csv": "r.json"},
 		want: []string{"--out and --csv both name one file, $D/r.json and $D/r.csv (both lead to $R/r.json)", "give each its own file"}},
 	{writes: "run --csv", name: "--out, through directory links to one not made yet", args: []string{"run", "--out", "$D/a/r.json", "--csv", "$D/b/r.json"}, links: map[string]string{"a": "new", "b": "new"},
 		want: []string{"--out and --csv both name one file, $D/a/r.json and $D/b/r.json (both lead to $R/new/r.json)"}},
-	{writes: "run --cpuprofile", name: "the config", args: []string{"run", "--config", "$D/c.yaml", "--cpuprofile", "$D/c.yaml"}, files: config, want: []string{"--cpuprofile $D/c.yaml names the --config file"}},
+	{writes: "run --cpuprofile", name: "the config", args: []string{"run", "--config", "$D/c.yaml", "--cpuprofile", "$D/c.yaml"}, files: configInput, want: []string{"--cpuprofile $D/c.yaml names the --config file"}},
 	{writes: "run --cpuprofile", name: "the trace", args: []string{"run", "--trace", "$D/t.tr", "--cpuprofile", "$D/t.tr"}, files: recorded, want: []string{"--cpuprofile $D/t.tr names the --trace file"}},
-	{writes: "trace record --out", name: "the config", args: []string{"trace", "record", "--config", "$D/c.yaml", "--out", "$D/c.yaml"}, files: config, want: []string{"--out $D/c.yaml names the --config file"}},
+	{writes: "trace record --out", name: "the config", args: []string{"trace", "record", "--config", "$D/c.yaml", "--out", "$D/c.yaml"}, files: configInput, want: []string{"--out $D/c.yaml names the --config file"}},
 	{writes: "trace convert --out", name: "the kernel list", args: []string{"trace", "convert", "--accelsim", "$D/tr/kernelslist.g", "--out", "$D/tr/kernelslist.g"}, files: accel,
 		want: []string{"--out $D/tr/kernelslist.g names the kernel list (--accelsim) $D/tr/kernelslist.g"}},
 	{writes: "trace convert --out", name: "a kernel trace", args: []string{"trace", "convert", "--accelsim", "$D/tr/kernelslist.g", "--out", "$D/k.tr"}, files: accel, links: map[string]string{"k.tr": "tr/kernel-1.traceg"},
 		want: []string{"--out $D/k.tr names the kernel trace $D/tr/kernel-1.traceg"}},
-	{writes: "trace convert --out", name: "the config", args: []string{"trace", "convert", "--accelsim", "$D/tr/kernelslist.g", "--config", "$D/c.yaml", "--out", "$D/c.yaml"}, files: with(accel, config),
+	{writes: "trace convert --out", name: "the config", args: []string{"trace", "convert", "--accelsim", "$D/tr/kernelslist.g", "--config", "$D/c.yaml", "--out", "$D/c.yaml"}, files: with(accel, configInput),
 		want: []string{"--out $D/c.yaml names the --config file"}},
 	{writes: "sweep --csv", name: "the spec", args: []string{"sweep", "$D/s.yaml", "--results", "$D/res", "--csv", "$D/s.yaml"}, files: specFile, want: []string{"--csv $D/s.yaml names the sweep spec $D/s.yaml"}},
 	{writes: "sweep --csv", name: "a kept result", args: []string{"sweep", "$D/s.yaml", "--results", "$D/res", "--csv", "$D/res/" + keptName}, files: with(specFile, kept),
@@ -99,7 +99,7 @@ var clobberRows = []clobberRow{
 		want: []string{"the plot $D/t.svg names the plotted CSV $D/t.svg", "give --out another base name"}},
 	{writes: "plot --out", name: "the CSV, through a symlink", args: []string{"plot", "$D/t.csv", "--out", "$D/p"}, files: table, links: map[string]string{"p.png": "t.csv"},
 		want: []string{"the plot $D/p.png names the plotted CSV $D/t.csv"}},
-	{writes: "characterize --out", name: "the config", args: []string{"characterize", "--workload", "private", "--config", "$D/c.yaml", "--out", "$D/ch"}, files: config, links: map[string]string{"ch/app.csv": "../c.yaml"},
+	{writes: "characterize --out", name: "the config", args: []string{"characterize", "--workload", "private", "--config", "$D/c.yaml", "--out", "$D/ch"}, files: configInput, links: map[string]string{"ch/app.csv": "../c.yaml"},
 		want: []string{"--out's $D/ch/app.csv names the --config file $D/c.yaml", "choose another --out directory"}},
 }
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
-	"github.com/mgpu-sim/mgpu/platform"
 )
 
 // configDocFile is where the repository keeps 'mgpu list' as markdown;
@@ -56,7 +56,7 @@ which ` + "`--workload`" + ` accepts too; the preferred eviction is the one a pa
 	}
 	b.WriteString("\n## Config keys\n\nEach is set with `--set key=value` or in a `--config` file.\n\n")
 	b.WriteString("| Key | Default | Meaning and source |\n|---|---|---|\n")
-	for _, k := range platform.Keys(platform.DefaultConfig()) {
+	for _, k := range config.Keys(config.DefaultConfig()) {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", codeCell(k.Key), codeCell(k.Value), mdCell(k.Doc))
 	}
 	_, err := io.WriteString(w, b.String())

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mgpu-sim/mgpu/platform"
+	"github.com/mgpu-sim/mgpu/config"
 )
 
 var updateDocs = flag.Bool("update-docs", false, "rewrite "+configDocFile+" from 'mgpu list' (make docs)")
@@ -63,7 +63,7 @@ func TestConfigDocListsEverything(t *testing.T) {
 			t.Errorf("%s lacks %q, which mgpu list prints", configDocFile, name)
 		}
 	}
-	for _, k := range platform.Keys(platform.DefaultConfig()) {
+	for _, k := range config.Keys(config.DefaultConfig()) {
 		if row := "| " + codeCell(k.Key) + " | " + codeCell(k.Value) + " | " + mdCell(k.Doc) + " |\n"; !strings.Contains(text, row) {
 			t.Errorf("%s lacks the row %q", configDocFile, row)
 		}

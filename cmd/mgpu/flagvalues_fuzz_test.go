@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mgpu-sim/mgpu/platform"
+	"github.com/mgpu-sim/mgpu/config"
 )
 
 // The CLI's numbers are decimal everywhere: each fuzz target here checks
@@ -120,7 +120,7 @@ func FuzzRunFlags(f *testing.F) {
 		if key == "gpus" || key == "oversubscribe" {
 			t.Fatalf("%q: --set %s beside --%s was accepted", args, set, key)
 		}
-		want := platform.DefaultConfig()
+		want := config.DefaultConfig()
 		if err := want.Set(set); err != nil {
 			t.Fatalf("%q: --set %q accepted, but Set rejects it: %v", args, set, err)
 		}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	_ "github.com/mgpu-sim/mgpu/benchmarks/all" // registers every workload
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
-	"github.com/mgpu-sim/mgpu/platform"
 )
 
 func cmdList(args []string, w io.Writer) error {
@@ -49,7 +49,7 @@ func cmdList(args []string, w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\n", n)
 	}
 	fmt.Fprintln(tw, "\nCONFIG KEYS (--set key=value)\tDEFAULT\tSOURCE")
-	for _, k := range platform.Keys(platform.DefaultConfig()) {
+	for _, k := range config.Keys(config.DefaultConfig()) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", k.Key, k.Value, k.Doc)
 	}
 	return tw.Flush()
@@ -91,7 +91,7 @@ const configFile = "configs/oasis-4gpu.yaml"
 // writeConfigYAML prints the default config as a YAML file for --config:
 // a header on how to use it, then every key with its default and source.
 func writeConfigYAML(w io.Writer) error {
-	c := platform.DefaultConfig()
+	c := config.DefaultConfig()
 	header := `# mgpu config: every key at its default, the OASIS baseline (Table I) on %d GPUs.
 # Each comment is the key's meaning and the source of its default, as
 # 'mgpu list' shows them.
@@ -113,5 +113,5 @@ func writeConfigYAML(w io.Writer) error {
 	if _, err := fmt.Fprintf(w, header, c.GPUs, configFile, configFile, strings.Join(pagepolicy.Names(), ", ")); err != nil {
 		return err
 	}
-	return platform.WriteYAML(w, c)
+	return config.WriteYAML(w, c)
 }

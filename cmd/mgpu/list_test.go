@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mgpu-sim/mgpu/platform"
+	"github.com/mgpu-sim/mgpu/config"
 )
 
 // repoConfig is the shipped config file, seen from this package's directory.
@@ -34,11 +34,11 @@ func TestConfigFileIsListYAML(t *testing.T) {
 // TestConfigFileHoldsEveryKey: loading the shipped file gives exactly the
 // default config, and it names every key in its nested form.
 func TestConfigFileHoldsEveryKey(t *testing.T) {
-	got, err := platform.LoadConfig(repoConfig)
+	got, err := config.LoadConfig(repoConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := platform.DefaultConfig(); got != want {
+	if want := config.DefaultConfig(); got != want {
 		t.Errorf("%s loads to\n%+v\nwant the defaults\n%+v", configFile, got, want)
 	}
 	data, err := os.ReadFile(repoConfig)
@@ -46,7 +46,7 @@ func TestConfigFileHoldsEveryKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(data)
-	for _, k := range platform.Keys(platform.DefaultConfig()) {
+	for _, k := range config.Keys(config.DefaultConfig()) {
 		name := k.Key[strings.LastIndexByte(k.Key, '.')+1:]
 		if !strings.Contains(text, "\n"+strings.Repeat("  ", strings.Count(k.Key, "."))+name+": "+k.Value+" ") {
 			t.Errorf("%s lacks %s: %s", configFile, k.Key, k.Value)

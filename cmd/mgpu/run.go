@@ -15,6 +15,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/atomicfile"
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/platform"
 	"github.com/mgpu-sim/mgpu/replay"
@@ -36,7 +37,7 @@ type workloadFlags struct {
 	sets                   setFlags
 	// over, when set, is what --config and --set apply over in place
 	// of the defaults: a replay's recorded GPU count and im2col kernel.
-	over *platform.Config
+	over *config.Config
 }
 
 func (f *workloadFlags) register(fs *flag.FlagSet, verb string) {
@@ -110,8 +111,8 @@ func iterationWorkloads() []string {
 // baseConfig applies, in order: defaults (or f.over), --config, --set,
 // then --gpus if given (a --set of gpus beside --gpus is an error, not
 // overridden); it checks --scale, which no config validation sees.
-func (f *workloadFlags) baseConfig(fs *flag.FlagSet) (platform.Config, error) {
-	cfg := platform.DefaultConfig()
+func (f *workloadFlags) baseConfig(fs *flag.FlagSet) (config.Config, error) {
+	cfg := config.DefaultConfig()
 	if f.over != nil {
 		cfg = *f.over
 	}
@@ -122,7 +123,7 @@ func (f *workloadFlags) baseConfig(fs *flag.FlagSet) (platform.Config, error) {
 		return cfg, err
 	}
 	if f.config != "" {
-		c, err := platform.LoadConfigOver(f.config, cfg)
+		c, err := config.LoadConfigOver(f.config, cfg)
 		if err != nil {
 			return cfg, inputError{err}
 		}
@@ -193,7 +194,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runFlags, *flag.FlagSet, e
 }
 
 // buildConfig is baseConfig, then --check and --oversubscribe if given.
-func (f *runFlags) buildConfig(fs *flag.FlagSet) (platform.Config, error) {
+func (f *runFlags) buildConfig(fs *flag.FlagSet) (config.Config, error) {
 	cfg, err := f.baseConfig(fs)
 	if err != nil {
 		return cfg, err

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mgpu-sim/mgpu/accelsim"
+	"github.com/mgpu-sim/mgpu/config"
 
 	"github.com/mgpu-sim/mgpu/atomicfile"
 	"github.com/mgpu-sim/mgpu/benchmarks"
@@ -187,7 +188,7 @@ func (f *runFlags) openTrace(fs *flag.FlagSet) (*replay.Program, error) {
 	if err != nil {
 		return nil, inputError{err}
 	}
-	over := platform.DefaultConfig()
+	over := config.DefaultConfig()
 	over.GPUs, over.Im2col = p.Params().GPUs, p.Params().Im2col
 	f.over = &over
 	return p, nil

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
+	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/examples/embedding"
 	"github.com/mgpu-sim/mgpu/objtable"
 	"github.com/mgpu-sim/mgpu/platform"
@@ -62,7 +63,7 @@ func init() {
 // policy learned for each object. Only the timing differs (the GPUs' own
 // latencies), and on these accesses it changes nothing the policy sees.
 func TestSameAsMgpusGPU(t *testing.T) {
-	cfg := platform.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.GPUs, cfg.Check = 2, true
 	own, err := platform.Run(platform.Options{Workload: "embedding-example", Policy: "oasis", Seed: 1, Scale: 1, Config: cfg})
 	if err != nil {

@@ -1,4 +1,10 @@
-package platform
+// Package config is a run's configuration: the Config type and its
+// defaults, the dotted keys of its fields and of the sections runtimes
+// register (uvm.RegisterSection), parsing them from YAML and --set,
+// writing them back, checking them (Validate, with the rules between
+// keys). It knows no workload or policy: what depends on those (a footprint, a key a policy ignores)
+// platform checks when it sets a run up.
+package config
 
 import (
 	"github.com/mgpu-sim/mgpu/benchmarks"
@@ -6,6 +12,7 @@ import (
 	"github.com/mgpu-sim/mgpu/gpu"
 	"github.com/mgpu-sim/mgpu/interconnect"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
+	_ "github.com/mgpu-sim/mgpu/runtimes/all" // every runtime's section and rules are part of a config
 	"github.com/mgpu-sim/mgpu/units"
 	"github.com/mgpu-sim/mgpu/uvm"
 )
@@ -64,3 +71,8 @@ func DefaultConfig() Config {
 		Link: interconnect.DefaultConfig(), Policy: pagepolicy.DefaultConfig(),
 	}
 }
+
+// AllocAlign is the alignment of every object a run allocates: the
+// largest page size in use (2 MB at least), so no two objects share a
+// page. gmmu.huge_page may not exceed it (Validate).
+func (c Config) AllocAlign() uint64 { return max(uint64(c.PageSize), 2<<20) }

@@ -1,4 +1,4 @@
-package platform
+package config
 
 import (
 	"fmt"
@@ -32,7 +32,8 @@ import (
 // default value changes nothing either way and is accepted.
 //
 // The keys of policy.* depend on --policy too, and im2col on the
-// workload, neither of them a config key: reads.go checks those.
+// workload, neither of them a config key: platform checks those (reads.go),
+// from the keys Given lists.
 
 // A dependency is a group of keys and when they take effect. Keys ending
 // in ".*" stand for every key below that prefix. When a key belongs to
@@ -287,9 +288,9 @@ var rules = sync.OnceValues(func() (keyRules, error) {
 	var r keyRules
 	ls := leaves(reflect.ValueOf(DefaultConfig()), "", nil)
 	r.index = map[string]int{}
+	r.def = defaults()
 	for i, l := range ls {
 		r.index[l.key] = i
-		r.def = append(r.def, formatValue(l.v))
 	}
 	for _, d := range dependencies() {
 		var ks []string
@@ -322,6 +323,37 @@ var rules = sync.OnceValues(func() (keyRules, error) {
 	}
 	return r, nil
 })
+
+// defaults are every leaf's default value, in Keys' order, made at first
+// use (after every runtime registered its section).
+var defaults = sync.OnceValue(func() []string {
+	var def []string
+	for _, l := range leaves(reflect.ValueOf(DefaultConfig()), "", nil) {
+		def = append(def, formatValue(l.v))
+	}
+	return def
+})
+
+// A Given is a key a config gives a value other than its default: a
+// file, --set or a sweep gave it. Platform rejects the given keys a run's
+// policy or workload ignores.
+type Given struct {
+	Key   string
+	Value string // as Validate's messages show it: a string quoted
+}
+
+// Given lists the keys c gives a value other than their default, in Keys'
+// order.
+func (c Config) Given() []Given {
+	def := defaults()
+	var out []Given
+	for i, l := range leaves(reflect.ValueOf(&c).Elem(), "", make([]leaf, 0, len(def))) {
+		if formatValue(l.v) != def[i] {
+			out = append(out, Given{Key: l.key, Value: shown(l.v)})
+		}
+	}
+	return out
+}
 
 // shown is a value as Validate's messages show it: strings quoted.
 func shown(v reflect.Value) string {

@@ -1,4 +1,4 @@
-package platform
+package config
 
 import (
 	"math"
@@ -186,31 +186,5 @@ func TestValidateReportsAll(t *testing.T) {
 	}
 	if got := strings.Count(err.Error(), "\n") + 1; got != 3 {
 		t.Errorf("Validate() reported %d problems, want 3:\n%v", got, err)
-	}
-}
-
-// Capacity errors speak in units and give advice that fits the case.
-func TestCapacityMessages(t *testing.T) {
-	for _, c := range []struct {
-		mem, page units.Bytes
-		over      float64
-		want      []string
-	}{
-		{1, 4 * units.KB, 0, []string{"total GPU memory 4B", "31.69MB"}},
-		{units.MB, units.GB, 0, []string{"exceeds the total GPU memory 4.00MB"}},
-		{units.GB, units.GB, 1.5, []string{"less than one 1.00GB page", "lower --oversubscribe"}},
-		{16 * units.MB, units.GB, 0, []string{"less than one 1.00GB page", "raise gpu.memory or lower page_size"}},
-	} {
-		cfg := DefaultConfig()
-		cfg.GPU.Memory, cfg.PageSize, cfg.Oversubscribe = c.mem, c.page, c.over
-		_, err := Build(Options{Workload: "mm", Policy: "on-touch", Config: cfg})
-		if err == nil {
-			t.Fatalf("%+v: no error", c)
-		}
-		for _, w := range c.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%v: missing %q", err, w)
-			}
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package platform
+package config
 
 import (
 	"errors"
@@ -202,8 +202,8 @@ func (c Config) Validate() error {
 	if b := c.GMMU.BigPage; b != 0 && !b.IsPowerOfTwo() {
 		bad("gmmu.big_page", b, "must be 0 (off) or a power of two (NVIDIA's big page: 64KB)")
 	}
-	if h := c.GMMU.HugePage; h != 0 && (!h.IsPowerOfTwo() || uint64(h) > allocAlign(c)) {
-		bad("gmmu.huge_page", h, "must be 0 (off) or a power of two up to %v, the allocation alignment, so that one never spans two allocations (NVIDIA's 2MB VA block)", units.Bytes(allocAlign(c)))
+	if h := c.GMMU.HugePage; h != 0 && (!h.IsPowerOfTwo() || uint64(h) > c.AllocAlign()) {
+		bad("gmmu.huge_page", h, "must be 0 (off) or a power of two up to %v, the allocation alignment, so that one never spans two allocations (NVIDIA's 2MB VA block)", units.Bytes(c.AllocAlign()))
 	}
 	if c.GPU.Memory == 0 {
 		bad("gpu.memory", c.GPU.Memory, "must be > 0")
