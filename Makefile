@@ -35,10 +35,13 @@ configs: build
 	$(BIN) list --yaml > configs/oasis-4gpu.yaml.tmp && mv configs/oasis-4gpu.yaml.tmp configs/oasis-4gpu.yaml
 
 # docs/config.md: what mgpu list prints (workloads, policies, every config
-# key with its default and source) as markdown. A test fails when it falls
-# out of date (TestConfigDocIsCurrent); this rewrites it.
+# key with its default and source) as markdown; and the config part of
+# docs/result.schema.json, made from the same keys (the rest of the schema
+# is written by hand). A test fails when either falls out of date
+# (TestConfigDocIsCurrent, TestResultSchemaIsCurrent); this rewrites them.
 docs:
 	$(GO) test ./cmd/mgpu -run '^TestConfigDocIsCurrent$$' -count=1 -update-docs
+	$(GO) test ./config -run '^TestResultSchemaIsCurrent$$' -count=1 -update-docs
 
 # The coherence checker over every workload x policy x variant (2 MB pages,
 # 16 GPUs, oversubscription 1.5 and 3 with each eviction, spread over a

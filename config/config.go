@@ -2,7 +2,8 @@
 // defaults, the dotted keys of its fields and of the sections runtimes
 // register (uvm.RegisterSection), parsing them from YAML and --set,
 // writing them back, checking them (Validate, with the rules between
-// keys). It knows no workload or policy: what depends on those (a footprint, a key a policy ignores)
+// keys), and the JSON schema of a result's config. It knows no workload
+// or policy: what depends on those (a footprint, a key a policy ignores)
 // platform checks when it sets a run up.
 package config
 
@@ -55,11 +56,12 @@ type Config struct {
 	// Checking mode: per-page versions, every read must see the latest write.
 	Check bool `yaml:"check" doc:"coherence checking mode (slower; on in tests)"`
 
-	GPU    gpu.Config          `yaml:"gpu"`
-	GMMU   gmmu.Config         `yaml:"gmmu"`
-	UVM    uvm.Config          `yaml:"uvm"`
-	Link   interconnect.Config `yaml:"link"`
-	Policy pagepolicy.Config   `yaml:"policy"`
+	// The sections' doc tags describe them in the result schema.
+	GPU    gpu.Config          `yaml:"gpu" doc:"each GPU's compute units, TLBs, caches, memory and shootdown costs."`
+	GMMU   gmmu.Config         `yaml:"gmmu" doc:"each GPU's memory-management unit: page-table walkers and page-walk cache."`
+	UVM    uvm.Config          `yaml:"uvm" doc:"the host UVM driver: fault batching and service time, thrashing detection, eviction."`
+	Link   interconnect.Config `yaml:"link" doc:"the interconnect: GPU-GPU NVLink (or NVSwitch) and CPU-GPU PCIe."`
+	Policy pagepolicy.Config   `yaml:"policy" doc:"parameters of the page-management policies (access counters, duplication, OASIS, OASIS-InMem, GRIT)."`
 }
 
 // DefaultConfig returns the OASIS baseline (Table I) on 4 GPUs.

@@ -177,6 +177,14 @@ func (f field) edit(v reflect.Value, change func(fv reflect.Value)) {
 	v.Addr().Interface().(*uvm.Config).SetSection(f.name, cp.Interface())
 }
 
+// typeIn is f's type, a field of struct type t.
+func (f field) typeIn(t reflect.Type) reflect.Type {
+	if f.index >= 0 {
+		return t.Field(f.index).Type
+	}
+	return reflect.TypeOf(uvm.DefaultConfig().SectionValue(f.name))
+}
+
 var textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 
 // fieldsByType memoizes fieldsOf: reading struct tags is most of the time

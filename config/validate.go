@@ -49,6 +49,47 @@ var positiveCounts = []struct {
 	{"policy.host_llc_ways", func(c *Config) int { return c.Policy.HostLLCWays }},
 }
 
+// choices are the keys whose value is one of a list: Validate checks
+// them, and the result schema lists each one's values (Schema). A
+// runtime's list is its registry's, so that a runtime registered later
+// is one of the values. Keys are checked against the struct by the tests.
+var choices = []struct {
+	key   string
+	get   func(*Config) string
+	valid func() []string
+}{
+	{"placement", func(c *Config) string { return c.Placement }, these("host", "spread")},
+	{"distribution", func(c *Config) string { return c.Distribution }, benchmarks.Schemes},
+	{"im2col", func(c *Config) string { return c.Im2col }, benchmarks.Im2colKernels},
+	{"topology", func(c *Config) string { return c.Topology }, these("full", "switch")},
+	{"uvm.per_fault_charge", func(c *Config) string { return c.UVM.PerFaultCharge }, these(uvm.ChargeEvery, uvm.ChargeNewPages)},
+	{"uvm.eviction", func(c *Config) string { return c.UVM.Eviction }, eviction.Names},
+	{"uvm.prefetch.policy", func(c *Config) string { return c.UVM.Prefetch.Policy }, prefetch.Names},
+	{uvm.KeyPrefetchControl, func(c *Config) string { return c.UVM.PrefetchControl }, func() []string { return uvm.RuntimeNames(uvm.KeyPrefetchControl) }},
+	{"uvm.fault_handling", func(c *Config) string { return c.UVM.FaultHandling }, uvm.HandlingNames},
+	{uvm.KeyAdaptive, func(c *Config) string { return c.UVM.Adaptive }, func() []string { return uvm.RuntimeNames(uvm.KeyAdaptive) }},
+	{"link.pcie_model", func(c *Config) string { return c.Link.PCIeModel }, interconnect.PCIeModels},
+	{"link.pcie_topology", func(c *Config) string { return c.Link.PCIeTopology }, interconnect.PCIeTopologies},
+	{"link.future_sends", func(c *Config) string { return c.Link.FutureSends }, these(interconnect.FutureReserve, interconnect.FutureHold)},
+	{"policy.ac_migrate", func(c *Config) string { return c.Policy.ACMigrate }, these(pagepolicy.ACMigratePage, pagepolicy.ACMigrateGroup)},
+	{"policy.ac_host", func(c *Config) string { return c.Policy.ACHost }, these(pagepolicy.ACHostRemote, pagepolicy.ACHostMigrate)},
+	{"policy.ac_evict", func(c *Config) string { return c.Policy.ACEvict }, these(pagepolicy.ACEvictUnmap, pagepolicy.ACEvictRemote)},
+	{"policy.dup_write_first", func(c *Config) string { return c.Policy.DupWriteFirst }, these(pagepolicy.DupReadOnlyCopy, pagepolicy.DupMigrate)},
+	{"policy.grit_pa_lookup", func(c *Config) string { return c.Policy.GRITPALookup }, these(pagepolicy.GRITLookupOverlapped, pagepolicy.GRITLookupSerial)},
+}
+
+func these(valid ...string) func() []string { return func() []string { return valid } }
+
+// choicesOf is key's list of values, or nil for a key that takes any.
+func choicesOf(key string) []string {
+	for _, ch := range choices {
+		if ch.key == key {
+			return ch.valid()
+		}
+	}
+	return nil
+}
+
 // Bounds of the generic rules by key suffix.
 const (
 	maxNs     = 1e12
@@ -120,18 +161,9 @@ func (c Config) Validate() error {
 	case c.PageSize > units.GB:
 		bad("page_size", c.PageSize, "must be <= 1GB")
 	}
-	oneOf(&errs, "placement", c.Placement, "host", "spread")
-	oneOf(&errs, "policy.ac_migrate", c.Policy.ACMigrate, pagepolicy.ACMigratePage, pagepolicy.ACMigrateGroup)
-	oneOf(&errs, "policy.ac_host", c.Policy.ACHost, pagepolicy.ACHostRemote, pagepolicy.ACHostMigrate)
-	oneOf(&errs, "policy.ac_evict", c.Policy.ACEvict, pagepolicy.ACEvictUnmap, pagepolicy.ACEvictRemote)
-	oneOf(&errs, "policy.dup_write_first", c.Policy.DupWriteFirst, pagepolicy.DupReadOnlyCopy, pagepolicy.DupMigrate)
-	oneOf(&errs, "link.future_sends", c.Link.FutureSends, interconnect.FutureReserve, interconnect.FutureHold)
-	oneOf(&errs, "policy.grit_pa_lookup", c.Policy.GRITPALookup, pagepolicy.GRITLookupOverlapped, pagepolicy.GRITLookupSerial)
-	oneOf(&errs, "distribution", c.Distribution, benchmarks.Schemes()...)
-	oneOf(&errs, "im2col", c.Im2col, benchmarks.Im2colKernels()...)
-	oneOf(&errs, "topology", c.Topology, "full", "switch")
-	oneOf(&errs, "link.pcie_model", c.Link.PCIeModel, interconnect.PCIeModels()...)
-	oneOf(&errs, "link.pcie_topology", c.Link.PCIeTopology, interconnect.PCIeTopologies()...)
+	for _, ch := range choices {
+		oneOf(&errs, ch.key, ch.get(&c), ch.valid()...)
+	}
 	// The uvmsmart curve divides by a·atan(b·KB): both must be positive
 	// (NaN and Inf are reported above). Checked whatever the model, so a
 	// file stays valid when only pcie_model is changed.
@@ -156,7 +188,6 @@ func (c Config) Validate() error {
 	if o := c.Oversubscribe; o != 0 && !(o >= 1) {
 		bad("oversubscribe", o, "must be 0 (off) or a factor >= 1 (e.g. 1.5 for 150%%)")
 	}
-	oneOf(&errs, "uvm.eviction", c.UVM.Eviction, eviction.Names()...)
 	if t := c.UVM.ThrashingThreshold; t < 1 || t > 7 {
 		bad("uvm.thrashing_threshold", t, "must be 1..7 (the driver's 3-bit counter)")
 	}
@@ -169,9 +200,6 @@ func (c Config) Validate() error {
 	if ch := c.UVM.EvictionChunk; !ch.IsPowerOfTwo() {
 		bad("uvm.eviction_chunk", ch, "must be a power of two (NVIDIA: 2MB)")
 	}
-	oneOf(&errs, uvm.KeyPrefetchControl, c.UVM.PrefetchControl, uvm.RuntimeNames(uvm.KeyPrefetchControl)...)
-	oneOf(&errs, "uvm.fault_handling", c.UVM.FaultHandling, uvm.HandlingNames()...)
-	oneOf(&errs, "uvm.per_fault_charge", c.UVM.PerFaultCharge, uvm.ChargeEvery, uvm.ChargeNewPages)
 	if c.GPU.ACCounters < 0 || c.GPU.ACCounters > 1<<24 {
 		bad("gpu.ac_counters", c.GPU.ACCounters, "must be 0 (one counter per group) to %d (ObservUVM Fig. 3: 256)", 1<<24)
 	}
@@ -180,7 +208,6 @@ func (c Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
-	oneOf(&errs, uvm.KeyAdaptive, c.UVM.Adaptive, uvm.RuntimeNames(uvm.KeyAdaptive)...)
 	// Each selected runtime checks its own settings; what each feature
 	// needs of the other keys, and which keys take effect only with a
 	// feature, are the tables of dependent.go and the runtimes'.
@@ -192,7 +219,6 @@ func (c Config) Validate() error {
 		}
 	}
 	pf := c.UVM.Prefetch
-	oneOf(&errs, "uvm.prefetch.policy", pf.Policy, prefetch.Names()...)
 	if t := pf.Threshold; t < prefetch.MinThreshold || t > prefetch.MaxThreshold {
 		bad("uvm.prefetch.threshold", t, "must be 1..100 (driver default 51; 100 never prefetches)")
 	}

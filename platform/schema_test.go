@@ -214,9 +214,9 @@ var schemaKeywords = []string{"$schema", "$defs", "$ref", "title", "description"
 	"additionalProperties", "propertyNames", "items", "enum", "pattern", "minimum", "maximum", "exclusiveMinimum"}
 
 // TestResultSchemaDescribesEveryField: every property has a description
-// and every object with properties forbids others (config's
-// TestResultSchemaNamesEveryKey checks that the config part names every
-// key).
+// and every object with properties forbids others. The config part is
+// generated from the config keys (config.ResultSchema; config's
+// TestResultSchemaIsCurrent keeps the file in step).
 func TestResultSchemaDescribesEveryField(t *testing.T) {
 	data, err := os.ReadFile(resultSchemaPath)
 	if err != nil {

@@ -88,7 +88,7 @@ type Config struct {
 	// default: the papers' multi-GPU simulators (MGPUSim and its UVM
 	// extensions) have no prefetcher, while the NVIDIA driver's default
 	// is tbn at 51 (the oversubscription studies use it).
-	Prefetch prefetch.Config `yaml:"prefetch"`
+	Prefetch prefetch.Config `yaml:"prefetch" doc:"what a fault batch brings beyond its faulted pages: the NVIDIA driver's tree prefetcher over VA blocks of basic blocks (off by default)."`
 	// Who sets the prefetcher's per-VA-block thresholds while a run goes:
 	// nobody (every block keeps uvm.prefetch.threshold) or Early-Adaptor
 	// (package earlyadaptor, one controller per GPU; needs the tbn

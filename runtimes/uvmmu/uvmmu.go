@@ -23,7 +23,8 @@ const Name = "hardware"
 // Config holds UVMMU's parameters (the UVMMU paper, and the choices its
 // doc comments give where the paper is silent), uvm.uvmmu.*: a section of
 // every uvm.Config, listed after uvm.fault_handling.
-var Config = uvm.RegisterSection(uvm.SectionSpec{Name: "uvmmu", Field: "UVMMU", After: "fault_handling", Order: 0},
+var Config = uvm.RegisterSection(uvm.SectionSpec{Name: "uvmmu", Field: "UVMMU", After: "fault_handling", Order: 0,
+	Doc: "UVMMU's parameters (package uvmmu), used with uvm.fault_handling=hardware."},
 	core.DefaultConfig())
 
 func init() {
