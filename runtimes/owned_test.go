@@ -1,7 +1,8 @@
 // Package runtimes_test registers a runtime with config keys of its own
 // from outside uvm and platform, as a new runtime's package would, and
 // checks that the rest of mgpu treats its keys as its own: parsed, set,
-// validated, listed and written to results.
+// validated, listed, written to results and described by the result
+// schema.
 package runtimes_test
 
 import (
@@ -10,8 +11,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mgpu-sim/mgpu/config"
 	"github.com/mgpu-sim/mgpu/platform"
@@ -138,17 +142,7 @@ func TestOwnedKeyIsValidated(t *testing.T) {
 // A run with the runtime selected reads its key, and the result's config
 // carries the section under its field, which reads back.
 func TestOwnedKeyReachesTheRunAndTheResult(t *testing.T) {
-	run := func(every string) *platform.Result {
-		c := config.DefaultConfig()
-		c.GPUs = 1
-		set(t, &c, "uvm.adaptive=toy-veto", "uvm.prefetch.policy=tbn", "uvm.prefetch.threshold=1", "uvm.toy.every="+every)
-		r, err := platform.Run(platform.Options{Workload: "private", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	three, sixtyFour := run("3"), run("64")
+	three, sixtyFour := runToy(t, "3"), runToy(t, "64")
 	if three.PolicyStats["toy_vetoed"] <= sixtyFour.PolicyStats["toy_vetoed"] || sixtyFour.PolicyStats["toy_vetoed"] == 0 {
 		t.Errorf("vetoed %v of every 3rd page, %v of every 64th: the runtime did not read its key",
 			three.PolicyStats["toy_vetoed"], sixtyFour.PolicyStats["toy_vetoed"])
@@ -166,5 +160,106 @@ func TestOwnedKeyReachesTheRunAndTheResult(t *testing.T) {
 	}
 	if got := toySection.Of(back.Config.UVM); got.Every != 3 {
 		t.Errorf("the result's config reads back with %+v", got)
+	}
+}
+
+// runToy runs a small workload with the toy runtime vetoing every n-th
+// page's prefetch.
+func runToy(t *testing.T, every string) *platform.Result {
+	t.Helper()
+	c := config.DefaultConfig()
+	c.GPUs = 1
+	set(t, &c, "uvm.adaptive=toy-veto", "uvm.prefetch.policy=tbn", "uvm.prefetch.threshold=1", "uvm.toy.every="+every)
+	r, err := platform.Run(platform.Options{Workload: "private", Policy: "on-touch", Scale: 0.05, Seed: 1, Config: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// resultSchemaPath is the checked-in result schema, generated without
+// the toy (a test's runtime).
+const resultSchemaPath = "../docs/result.schema.json"
+
+// compileSchema compiles the schema in the file at path.
+func compileSchema(t *testing.T, path string) *jsonschema.Schema {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	sch, err := c.Compile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch
+}
+
+// The schema generated with the toy registered (config.ResultSchema, as
+// make docs writes it) describes uvm.toy.every and lists the toy among
+// uvm.adaptive's values, and a result with the toy's section validates
+// against it (but for the toy's counter: policy_stats is listed by hand);
+// the checked-in schema, generated without the toy, allows only the
+// sections and runtimes registered then, and rejects that result.
+func TestOwnedKeyIsInTheSchema(t *testing.T) {
+	doc, err := os.ReadFile(resultSchemaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := config.ResultSchema(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root struct {
+		Properties struct {
+			Config struct {
+				Properties struct {
+					UVM struct {
+						Properties map[string]struct {
+							Type        string
+							Enum        []string
+							Description string
+							Properties  map[string]struct{ Type, Description string }
+						}
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(gen, &root); err != nil {
+		t.Fatal(err)
+	}
+	uvmProps := root.Properties.Config.Properties.UVM.Properties
+	every := uvmProps["Toy"].Properties["Every"]
+	if uvmProps["Toy"].Type != "object" || every.Type != "integer" || !strings.HasPrefix(every.Description, "uvm.toy.every: veto the prefetch") {
+		t.Errorf("the generated schema describes config.UVM.Toy as %+v", uvmProps["Toy"])
+	}
+	if !slices.Contains(uvmProps["Adaptive"].Enum, toyName) {
+		t.Errorf("the generated schema's uvm.adaptive values %v lack %s", uvmProps["Adaptive"].Enum, toyName)
+	}
+
+	var b bytes.Buffer
+	if err := runToy(t, "3").WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The config part is generated; the counters in policy_stats are
+	// listed by hand, and a test's runtime's counter is not among them.
+	inst := v.(map[string]any)
+	stats := inst["policy_stats"].(map[string]any)
+	delete(stats, "toy_vetoed")
+	if len(stats) == 0 {
+		delete(inst, "policy_stats")
+	}
+	withToy := filepath.Join(t.TempDir(), "result.schema.json")
+	if err := os.WriteFile(withToy, gen, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := compileSchema(t, withToy).Validate(inst); err != nil {
+		t.Errorf("the toy's result does not match the schema generated with the toy: %v", err)
+	}
+	if err := compileSchema(t, resultSchemaPath).Validate(inst); err == nil || !strings.Contains(err.Error(), "Toy") {
+		t.Errorf("the checked-in schema, without the toy, on the toy's result: %v; want an error naming Toy", err)
 	}
 }
