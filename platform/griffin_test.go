@@ -1,10 +1,10 @@
 package platform
 
 import (
-	"github.com/mgpu-sim/mgpu/config"
-	"github.com/mgpu-sim/mgpu/griffin"
 	"testing"
 
+	"github.com/mgpu-sim/mgpu/config"
+	"github.com/mgpu-sim/mgpu/griffin"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 	griffinrt "github.com/mgpu-sim/mgpu/runtimes/griffin"
 )
@@ -26,12 +26,21 @@ func griffinConfig(gpus int, epochNs float64) config.Config {
 // oversubscription every GPU-to-GPU move is DPC's (faults only map
 // remotely), so the driver's D2D migrations equal DPC's count; with an
 // epoch longer than the run nothing moves between GPUs at all, though the
-// counters notify: a notification alone never migrates.
+// counters notify: a notification alone never migrates. bfs at this
+// scale has 32 workgroups, which MGPUSim's split puts all on GPU 0, so it
+// runs with the contiguous split to share at all.
 func TestGriffinDPCMovesOnlyAtEpochs(t *testing.T) {
 	for _, w := range []string{"pingpong", "mm", "st", "bfs"} {
 		t.Run(w, func(t *testing.T) {
 			t.Parallel()
-			r := mustRun(t, Options{Workload: w, Policy: "access-counter", Scale: 0.05, Seed: 1, Config: griffinConfig(4, 20000)})
+			cfg := func(epochNs float64) config.Config {
+				c := griffinConfig(4, epochNs)
+				if w == "bfs" {
+					c.Distribution = "contiguous"
+				}
+				return c
+			}
+			r := mustRun(t, Options{Workload: w, Policy: "access-counter", Scale: 0.05, Seed: 1, Config: cfg(20000)})
 			st := r.PolicyStats
 			if st["dpc_epochs"] == 0 || st["dpc_notifications"] == 0 {
 				t.Fatalf("DPC classified nothing: %v", st)
@@ -42,7 +51,7 @@ func TestGriffinDPCMovesOnlyAtEpochs(t *testing.T) {
 			if st["dpc_migrations"] > st["dpc_private"]+st["dpc_dominant"] {
 				t.Errorf("more moves than pages classified to move: %v", st)
 			}
-			never := mustRun(t, Options{Workload: w, Policy: "access-counter", Scale: 0.05, Seed: 1, Config: griffinConfig(4, 1e12)})
+			never := mustRun(t, Options{Workload: w, Policy: "access-counter", Scale: 0.05, Seed: 1, Config: cfg(1e12)})
 			if never.Totals.ACNotifications == 0 || never.Totals.MigrationsD2D != 0 {
 				t.Errorf("epoch never ends: %d notifications, %d GPU-to-GPU moves", never.Totals.ACNotifications, never.Totals.MigrationsD2D)
 			}
