@@ -25,7 +25,7 @@ test:
 # The long matrices whole: the tests whose long part make test skips (they
 # call fullOnly; TestFullOnlyTestsRunInCI keeps this list complete). CI runs
 # make test, then this.
-FULL_TESTS := TestGoldenVariants|TestEveryWorkloadCoherent|TestCheckMatrix|TestOversubscriptionCoherent|TestOversubscriptionWorkloadsCoherent|TestHardwareHandlingCoherent|TestPart2WorkloadsCoherent|TestIssue14Violations|TestObservUVMCoherent|TestAllWorkloadsSmall|TestObservFig16|TestObservUVMSimilarScales|TestObservUVMSampledBudget|TestSUVSimilarScales|TestSUVSampledBudget|TestPaperScales
+FULL_TESTS := TestGoldenResults|TestGoldenVariants|TestEveryWorkloadCoherent|TestCheckMatrix|TestOversubscriptionCoherent|TestOversubscriptionWorkloadsCoherent|TestHardwareHandlingCoherent|TestPart2WorkloadsCoherent|TestIssue14Violations|TestObservUVMCoherent|TestAllWorkloadsSmall|TestObservFig16|TestObservUVMSimilarScales|TestObservUVMSampledBudget|TestSUVSimilarScales|TestSUVSampledBudget|TestPaperScales
 test-full:
 	MGPU_TEST_FULL=1 $(GO) test -timeout 80m -run '^($(FULL_TESTS))$$' ./platform ./...
 
