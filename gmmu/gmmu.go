@@ -482,7 +482,9 @@ func (m *Comp) control(now sim.VTimeInSec, msg sim.Msg) error {
 			return fmt.Errorf("shootdown response to %q, which is not a pending shootdown", x.RespondTo)
 		}
 		delete(m.shootdowns, x.RespondTo)
-		m.acknowledge(inv, now)
+		// at the drain's end, which a connection that hands dated
+		// messages over early delivers before it comes
+		m.acknowledge(inv, max(now, x.SendTime))
 	case *uvmproto.PagesArrivedMsg:
 		m.DataArrived(now, x.Batch)
 	case *uvmproto.CounterNotifyMsg:

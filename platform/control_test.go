@@ -14,9 +14,9 @@ import (
 // (on-touch), downgrades and collapses (duplication), counter migrations
 // (access-counter), OASIS and GRIT, oversubscription's evictions, UVMMU's
 // hardware handling (whose shootdowns write pages back), and 2 MB pages on
-// 16 GPUs. (Under link.future_sends=reserve the two differ: that mode books
-// a dated acknowledgement on the PCIe link when the call returns, before
-// the GPU's answer would be sent.)
+// 16 GPUs, and link.future_sends=reserve, which books a shootdown's
+// acknowledgement on PCIe as the shootdown starts (the wire hands the GPU's
+// dated answer over at once).
 func TestControlPortsMatchCalls(t *testing.T) {
 	for _, c := range []struct {
 		workload, policy string
@@ -31,6 +31,7 @@ func TestControlPortsMatchCalls(t *testing.T) {
 		{"mm", "oasis", 4, []string{"oversubscribe=1.5"}},
 		{"c2d", "oasis", 16, []string{"page_size=2MB"}},
 		{"st", "on-touch", 4, []string{"oversubscribe=1.5", "uvm.fault_handling=hardware"}},
+		{"bfs", "oasis", 4, []string{"link.future_sends=reserve"}},
 	} {
 		t.Run(fmt.Sprintf("%s/%s/%d/%v", c.workload, c.policy, c.gpus, c.sets), func(t *testing.T) {
 			run := func(ports bool) []byte {

@@ -411,6 +411,7 @@ func (s *System) buildLinks() error {
 		WithHeldFutureSends(c.Link.FutureSends == interconnect.FutureHold)
 	if s.opts.controlPorts {
 		s.onChip = interconnect.NewWire("OnChip", s.engine)
+		s.onChip.DeliverEarly(c.Link.FutureSends == interconnect.FutureReserve)
 	}
 	pcie := lb.WithPCIe(c.Link)
 	if c.Link.PCIeTopology == interconnect.PCIeTree {
