@@ -20,7 +20,7 @@ type Config struct {
 	// (open-gpu-kernel-modules, uvm_va_block.c,
 	// block_gpu_compute_new_pte_state). MGPUSim and GRIT translate each
 	// page alone, so the default is 0. It widens the TLBs of mgpu's own GPU
-	// (SetGPU, gpu.BigPager); answers on the Top port stay one page each,
+	// (gpu.BigPager); answers on the Top port stay one page each,
 	// since Frames places each page on its own.
 	BigPage units.Bytes `yaml:"big_page" doc:"a group of pages one PTE and TLB entry maps once all its pages are mapped alike, as NVIDIA's driver merges 64KB big PTEs (uvm_va_block.c); 0 or at most page_size: each page alone (MGPUSim, GRIT)"`
 	// HugePage, when larger than BigPage and the page, is the aligned group

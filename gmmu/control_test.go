@@ -99,7 +99,7 @@ func (g *portGPU) Handle(e sim.Event) error {
 
 // Two GPUs that are not mgpu's drive mgpu's GMMUs and driver through ports
 // alone (issue 32: a GPU-to-GPU migration needed the Go interface
-// gmmu.GPU). GPU 0 reads a page, GPU 1 then reads it: on-touch migrates it
+// gmmu.GPU, since removed). GPU 0 reads a page, GPU 1 then reads it: on-touch migrates it
 // from GPU 0 to GPU 1, which takes GPU 0's shootdown (drained in 1 us
 // before the driver hears of it), GPU 0's copy over its own data path,
 // and GPU 1's report that the page arrived. With frames, each answer

@@ -8,6 +8,18 @@
 // instruction. Any other Akita model sends Akita's vm.TranslationReq to the
 // Top port and gets a vm.TranslationRsp back, after a page walk and, if the
 // page is not mapped, a far fault serviced by the driver.
+//
+// One way leads out to the GPU: what the GMMU asks of it (shootdowns,
+// dropped translations, page copies to a peer) goes as the messages of
+// uvmproto/control.go through the Control port, to mgpu's GPU as to any
+// other model's. mgpu's GPU also took them as Go calls until the messages
+// were measured under issue 62's 3% bar: 0.998x the calls' CPU time over
+// 78 pairs of the 26-run set (standard error 1.6%; the quick set's short
+// runs 1.029x), and 1-2% of a profile's samples, spent on a message
+// allocated per request and an Akita port's buffer and lock
+// (docs/performance.md, "One path from GMMU to GPU"). On the on-chip interconnect.Wire each side acts on a message
+// inside the sender's Send, so the messages add no engine event and the
+// results are the calls' to the byte.
 package gmmu
 
 import (
@@ -23,19 +35,6 @@ import (
 
 // PTE is a local page-table entry.
 type PTE = uvmproto.PTE
-
-// GPU is what the GMMU needs from the GPU it sits in. It is optional: a
-// GMMU without one acknowledges shootdowns at once and cannot send pages to
-// a peer GPU.
-type GPU interface {
-	// Shootdown drops (or downgrades) the pages from TLBs and caches and
-	// drains the pipelines; it returns when the drain is done.
-	Shootdown(now sim.VTimeInSec, entries []uvmproto.Inval) sim.VTimeInSec
-	// DropTranslation removes a page from the TLBs only.
-	DropTranslation(page uint64)
-	// SendPages sends page data to another GPU over NVLink.
-	SendPages(now sim.VTimeInSec, to int, pages []uint64, batch uint64)
-}
 
 // Comp is one GPU's GMMU: an Akita component around the FaultBuffer core.
 type Comp struct {
@@ -57,8 +56,10 @@ type Comp struct {
 	topOut   *uvmproto.Outbox
 	ctrlOut  *uvmproto.Outbox
 	driver   sim.Port
-	gpu      GPU
-	gpuPort  sim.Port // the GPU's control port, when it speaks messages
+	// gpuPort is the GPU's control port (ConnectGPU). Without one the
+	// GMMU acknowledges shootdowns at once and cannot send pages to a
+	// peer GPU.
+	gpuPort sim.Port
 	// keys are the tagged addresses Top answered each page under, which
 	// a GPU that speaks messages flushes from its TLB (tlbKeys).
 	keys tlbKeys
@@ -101,18 +102,14 @@ func (m *Comp) Port() sim.Port { return m.port }
 func (m *Comp) Top() sim.Port { return m.top }
 
 // Control is the port for the GPU side as messages (uvmproto/control.go):
-// a GPU model that is not mgpu's connects its own port here.
+// the GPU it sits in, mgpu's or another model's, connects its port here.
 func (m *Comp) Control() sim.Port { return m.ctrl }
 
 // SetDriver sets the driver's port.
 func (m *Comp) SetDriver(p sim.Port) { m.driver = p }
 
-// SetGPU attaches the GPU this GMMU serves, as Go calls (mgpu's own GPU).
-func (m *Comp) SetGPU(g GPU) { m.gpu = g }
-
 // ConnectGPU names the GPU's port that takes the GMMU's control requests
-// (shootdowns, dropped translations, page copies), for a GPU that speaks
-// messages instead of SetGPU's Go calls.
+// (shootdowns, dropped translations, page copies).
 func (m *Comp) ConnectGPU(p sim.Port) { m.gpuPort = p }
 
 // Counters are the counts the GMMU keeps (faults, page walks).
@@ -258,8 +255,8 @@ func (m *Comp) apply(now sim.VTimeInSec) {
 }
 
 // NotifyRecv schedules a drain of the port that received. A message from
-// the GPU on Control is handled as it arrives, at the instant the
-// equivalent Go call (DataArrived, or a shootdown's return) would act,
+// the GPU on Control is handled as it arrives, inside the GPU's send, so
+// that a connection without latency (interconnect.Wire) adds no event,
 // unless the GMMU was built with a receive delay.
 func (m *Comp) NotifyRecv(now sim.VTimeInSec, in sim.Port) {
 	pending, p := &m.recvPending, m.port
@@ -344,27 +341,22 @@ func (m *Comp) receive(now sim.VTimeInSec, msg sim.Msg) error {
 	switch x := msg.(type) {
 	case *uvmproto.InvalidateMsg:
 		m.invalidate(x.Entries)
-		switch {
-		case m.gpu != nil:
-			m.acknowledge(x, m.gpu.Shootdown(now, x.Entries))
-		case m.gpuPort != nil:
-			req := m.build.Shootdown(x.Entries)
-			req.VAddrs = tlbKeysOf(m.keys, x.Entries, func(iv uvmproto.Inval) uint64 { return iv.Page })
-			m.shootdowns[req.ID] = x
-			m.ctrlOut.Send(req, m.gpuPort, now)
-		default:
+		if m.gpuPort == nil {
 			m.acknowledge(x, now)
+			break
 		}
+		req := m.build.Shootdown(x.Entries)
+		req.VAddrs = tlbKeysOf(m.keys, x.Entries, func(iv uvmproto.Inval) uint64 { return iv.Page })
+		m.shootdowns[req.ID] = x
+		m.ctrlOut.Send(req, m.gpuPort, now)
 	case *uvmproto.TransferCmdMsg:
 		switch {
 		case x.To == uvmproto.Host:
 			m.out.Send(m.build.Writeback(m.id, x.Pages, x.Batch), m.driver, now)
-		case m.gpu != nil:
-			m.gpu.SendPages(now, x.To, x.Pages, x.Batch)
 		case m.gpuPort != nil:
 			m.ctrlOut.Send(m.build.SendPages(x.To, x.Pages, x.Batch), m.gpuPort, now)
 		default:
-			return fmt.Errorf("transfer to GPU %d commanded, but no GPU is attached to send pages over NVLink (SetGPU or ConnectGPU)", x.To)
+			return fmt.Errorf("transfer to GPU %d commanded, but no GPU is connected to send pages over NVLink (ConnectGPU)", x.To)
 		}
 	case *uvmproto.PageDataMsg:
 		if len(x.Entries) > 0 {
@@ -444,11 +436,8 @@ func (m *Comp) install(now sim.VTimeInSec, entries []uvmproto.Mapping) {
 		m.table[e.Page] = PTE{Kind: e.Kind, Owner: int8(e.Owner), Bits: e.Bits}
 		m.big.update(m.table, e.Page)
 		m.fail(m.frame(e.Page, m.table[e.Page]))
-		if m.gpu != nil {
-			m.gpu.DropTranslation(e.Page)
-		}
 	}
-	if m.gpu == nil && m.gpuPort != nil && len(entries) > 0 {
+	if m.gpuPort != nil && len(entries) > 0 {
 		pages := make([]uint64, len(entries))
 		for i, e := range entries {
 			pages[i] = e.Page
@@ -482,7 +471,9 @@ func (m *Comp) control(now sim.VTimeInSec, msg sim.Msg) error {
 			return fmt.Errorf("shootdown response to %q, which is not a pending shootdown", x.RespondTo)
 		}
 		delete(m.shootdowns, x.RespondTo)
-		m.acknowledge(inv, now)
+		// at the drain's end, which a connection that hands dated
+		// messages over early delivers before it comes
+		m.acknowledge(inv, max(now, x.SendTime))
 	case *uvmproto.PagesArrivedMsg:
 		m.DataArrived(now, x.Batch)
 	case *uvmproto.CounterNotifyMsg:

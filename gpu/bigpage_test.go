@@ -23,7 +23,6 @@ func (bigMMU) InHugePage(uint64) bool    { return false }
 func (bigMMU) Entry(uint64) uvmproto.PTE                              { return uvmproto.PTE{Kind: uvmproto.LocalRW} }
 func (bigMMU) Walk(now sim.VTimeInSec, _ uint64) sim.VTimeInSec       { return now }
 func (bigMMU) Fault(sim.VTimeInSec, uvmproto.FaultEntry, gmmu.Waiter) {}
-func (bigMMU) DataArrived(sim.VTimeInSec, uint64)                     {}
 func (bigMMU) NotifyCounter(sim.VTimeInSec, []uint64)                 {}
 func (bigMMU) BigPageShift() uint                                     { return 4 }
 func (bigMMU) InBigPage(p uint64) bool                                { return p>>4 == 1 }
@@ -44,12 +43,12 @@ func TestBigPageTLBKey(t *testing.T) {
 	if k1, _ := g.bigTLBKey(1); k1 != 1 || k1 == k17 {
 		t.Fatalf("page 1, outside the big page: key %x (big page's %x)", k1, k17)
 	}
-	g.DropTranslation(3)
+	g.dropTranslation(3)
 	if _, now := g.bigTLBKey(17); now != gen {
 		t.Error("dropping page 3 dropped the big page of pages 16-31")
 	}
 	_, gen1 := g.bigTLBKey(1)
-	g.DropTranslation(25)
+	g.dropTranslation(25)
 	if _, now := g.bigTLBKey(17); now == gen {
 		t.Error("dropping page 25 left its big page's TLB entry valid")
 	}
@@ -78,7 +77,7 @@ func TestHugePageTLBKey(t *testing.T) {
 	if k, _ := g.bigTLBKey(130); k != 130 {
 		t.Fatalf("page 130, in neither: key %x", k)
 	}
-	g.DropTranslation(100)
+	g.dropTranslation(100)
 	if _, now := g.bigTLBKey(64); now == gen {
 		t.Error("dropping page 100 left its 2 MB page's TLB entry valid")
 	}

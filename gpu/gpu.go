@@ -29,7 +29,6 @@ type MMU interface {
 	Entry(page uint64) uvmproto.PTE
 	Walk(now sim.VTimeInSec, page uint64) sim.VTimeInSec
 	Fault(now sim.VTimeInSec, e uvmproto.FaultEntry, w gmmu.Waiter)
-	DataArrived(now sim.VTimeInSec, batch uint64)
 	NotifyCounter(now sim.VTimeInSec, pages []uint64)
 }
 
@@ -113,9 +112,8 @@ type Comp struct {
 	hostOut  *uvmproto.Outbox
 	host     sim.Port
 	// ctrl takes the GMMU's control requests as messages
-	// (uvmproto/control.go) when the GMMU is wired to it with
-	// ConnectGPU rather than SetGPU; mmuCtrl is the GMMU's Control port,
-	// told of page arrivals when set.
+	// (uvmproto/control.go; the GMMU's ConnectGPU); mmuCtrl is the GMMU's
+	// Control port, told of page arrivals.
 	ctrl     sim.Port
 	ctrlOut  *uvmproto.Outbox
 	mmuCtrl  sim.Port
@@ -252,12 +250,12 @@ func (g *Comp) SetPeers(p []sim.Port) { g.peers = p }
 func (g *Comp) Port() sim.Port { return g.port }
 
 // Control is the port that takes the GMMU's control requests as messages,
-// the documented protocol (uvmproto/control.go); gmmu.GPU's Go calls are
-// the fast path that gives the same results.
+// the documented protocol (uvmproto/control.go): shootdowns, dropped
+// translations and page copies, as from any embedder's GMMU.
 func (g *Comp) Control() sim.Port { return g.ctrl }
 
-// SetMMUControl gives the GMMU's Control port: page arrivals are then
-// reported to it as messages rather than as a Go call.
+// SetMMUControl gives the GMMU's Control port, which hears of page data
+// that landed here.
 func (g *Comp) SetMMUControl(p sim.Port) { g.mmuCtrl = p }
 
 // HostPort is the GPU's PCIe port for zero-copy accesses to host memory.

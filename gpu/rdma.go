@@ -10,11 +10,13 @@ import (
 	"github.com/mgpu-sim/mgpu/uvmproto"
 )
 
-// NotifyRecv schedules a drain of the GPU's ports. A control request takes
-// effect as it arrives, at the instant gmmu.GPU's call would, unless the
-// GPU was built with a receive delay.
+// NotifyRecv schedules a drain of the GPU's ports. A control request from
+// the GMMU takes effect as it arrives, inside the GMMU's send, even with a
+// receive delay (which is for Akita's DirectConnection, not the on-chip
+// wire): a shootdown reaches the TLBs at the instant the GMMU changes the
+// PTEs, or a TLB would hit on a PTE already invalid.
 func (g *Comp) NotifyRecv(now sim.VTimeInSec, p sim.Port) {
-	if p == g.ctrl && g.recvDelay == 0 && g.err == nil {
+	if p == g.ctrl && g.err == nil {
 		for msg := p.Retrieve(now); msg != nil && g.err == nil; msg = p.Retrieve(now) {
 			g.fail(g.receive(now, msg))
 		}
@@ -52,19 +54,18 @@ func (g *Comp) receive(now sim.VTimeInSec, msg sim.Msg) error {
 		}
 		g.do(wf, nx)
 	case *uvmproto.PageDataMsg:
-		if g.mmuCtrl != nil {
-			g.ctrlOut.Send(g.build.PagesArrived(m.Batch), g.mmuCtrl, now)
-		} else {
-			g.mmu.DataArrived(now, m.Batch)
+		if g.mmuCtrl == nil {
+			return fmt.Errorf("page data of batch %d arrived, but the GMMU's Control port is not set (SetMMUControl)", m.Batch)
 		}
+		g.ctrlOut.Send(g.build.PagesArrived(m.Batch), g.mmuCtrl, now)
 	case *uvmproto.ShootdownReq:
-		g.ctrlOut.Send(g.build.ShootdownDone(m), m.Src, g.Shootdown(now, m.Entries))
+		g.ctrlOut.Send(g.build.ShootdownDone(m), m.Src, g.shootdown(now, m.Entries))
 	case *uvmproto.DropTranslationsReq:
 		for _, p := range m.Pages {
-			g.DropTranslation(p)
+			g.dropTranslation(p)
 		}
 	case *uvmproto.SendPagesReq:
-		g.SendPages(now, m.To, m.Pages, m.Batch)
+		g.sendPages(now, m.To, m.Pages, m.Batch)
 	default:
 		return fmt.Errorf("unexpected message %T", msg)
 	}
@@ -84,19 +85,19 @@ func (g *Comp) serveRemote(now sim.VTimeInSec, m *uvmproto.RDMAReq) {
 	g.out.Send(rsp, src, done)
 }
 
-// SendPages sends page data to another GPU (a migration or duplication
+// sendPages sends page data to another GPU (a migration or duplication
 // copy commanded by the driver).
-func (g *Comp) SendPages(now sim.VTimeInSec, to int, pages []uint64, batch uint64) {
+func (g *Comp) sendPages(now sim.VTimeInSec, to int, pages []uint64, batch uint64) {
 	g.out.Send(g.build.PageData(g.id, to, pages, batch), g.peers[to], now)
 }
 
-// Shootdown drops or downgrades pages: every TLB entry, and for a drop the
+// shootdown drops or downgrades pages: every TLB entry, and for a drop the
 // page's cached lines (or, as MGPUSim's command processor does, every line
 // of every L1V and the L2), after draining the pipelines. It returns when
 // the drain ends.
-func (g *Comp) Shootdown(now sim.VTimeInSec, entries []uvmproto.Inval) sim.VTimeInSec {
+func (g *Comp) shootdown(now sim.VTimeInSec, entries []uvmproto.Inval) sim.VTimeInSec {
 	for _, e := range entries {
-		g.DropTranslation(e.Page)
+		g.dropTranslation(e.Page)
 		g.ac.clear(e.Page)
 		if !e.Downgrade {
 			g.lineGen[e.Page]++
@@ -110,10 +111,10 @@ func (g *Comp) Shootdown(now sim.VTimeInSec, entries []uvmproto.Inval) sim.VTime
 	return g.pausedUntil
 }
 
-// DropTranslation removes a page from the L2 TLB and every L1 TLB, by
+// dropTranslation removes a page from the L2 TLB and every L1 TLB, by
 // moving the page to a new TLB generation, and its big and 2 MB pages'
 // entries with it: a change to one page splits their PTEs.
-func (g *Comp) DropTranslation(page uint64) {
+func (g *Comp) dropTranslation(page uint64) {
 	g.tlbGen[page]++
 	if g.bigShift != 0 {
 		g.bigGen[page>>g.bigShift]++

@@ -11,14 +11,16 @@ import (
 // Wire joins ports on one chip: a message arrives as it is sent, with no
 // latency and no bandwidth limit, so the receiver hears it inside the
 // sender's Send. It is how mgpu's GPU and GMMU exchange the control
-// protocol's messages (uvmproto/control.go) at the instants the equivalent
-// Go calls would act. A message the receiving port refuses is refused to
-// the sender, who is told when that port frees. A message dated later
-// than now is held until its date.
+// protocol's messages (uvmproto/control.go), each acting on a message at
+// the instant it is sent. A message the receiving port refuses is refused
+// to the sender, who is told when that port frees. A message dated later
+// than now is held until its date, unless the wire hands dated messages
+// over early (DeliverEarly).
 type Wire struct {
 	sim.HookableBase
 	name    string
 	engine  sim.Engine
+	early   bool
 	mu      sync.Mutex
 	waiting map[sim.Port][]sim.Port // a full port -> senders it refused
 	held    map[sim.Port][]sim.Msg  // a full port -> dated messages it refused
@@ -37,6 +39,13 @@ func NewWire(name string, e sim.Engine) *Wire {
 // Messages counts the messages sent over the wire, each once.
 func (w *Wire) Messages() uint64 { return w.msgs }
 
+// DeliverEarly makes the wire deliver a message dated later than now at
+// once, its SendTime still in the future, for the receiver to act on at
+// that date: link.future_sends=reserve, under which a GMMU books the
+// acknowledgement of a shootdown on PCIe as the shootdown starts, dated
+// when the GPU's drain ends.
+func (w *Wire) DeliverEarly(on bool) { w.early = on }
+
 // Name is the wire's name.
 func (w *Wire) Name() string { return w.name }
 
@@ -52,7 +61,7 @@ func (w *Wire) CanSend(sim.Port) bool { return true }
 // Send hands msg to its destination port at once, or at its date.
 func (w *Wire) Send(msg sim.Msg) *sim.SendError {
 	m := msg.Meta()
-	if now := w.engine.CurrentTime(); m.SendTime > now {
+	if now := w.engine.CurrentTime(); m.SendTime > now && !w.early {
 		w.mu.Lock()
 		o := w.src.Next(engine.RankLink)
 		w.mu.Unlock()

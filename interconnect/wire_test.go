@@ -63,3 +63,23 @@ func TestWireDeliversInsideSend(t *testing.T) {
 		t.Fatalf("%d messages counted, want the 4 sent", w.Messages())
 	}
 }
+
+// TestWireDeliversDatedEarly: a wire that delivers early hands a dated
+// message over inside Send, before its date, which the message keeps for
+// the receiver to act on (link.future_sends=reserve).
+func TestWireDeliversDatedEarly(t *testing.T) {
+	e := sim.NewSerialEngine()
+	w := NewWire("OnChip", e)
+	w.DeliverEarly(true)
+	a, src := newAgent(e, 0, 1, true), newAgent(e, 1, 1, true)
+	w.PlugIn(a.port, 1)
+	w.PlugIn(src.port, 1)
+	m := &testMsg{}
+	m.ID, m.Src, m.Dst, m.SendTime = "dated", src.port, a.port, 5e-9
+	if err := src.port.Send(m); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.got) != 1 || a.got[0].now != 0 || m.SendTime != 5e-9 {
+		t.Fatalf("got %+v with SendTime %v; want the message inside Send at 0, dated 5 ns", a.got, m.SendTime)
+	}
+}

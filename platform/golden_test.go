@@ -9,6 +9,7 @@ import (
 
 	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/config"
+	"github.com/mgpu-sim/mgpu/interconnect"
 	"github.com/mgpu-sim/mgpu/pagepolicy"
 )
 
@@ -153,6 +154,10 @@ func TestGoldenVariants(t *testing.T) {
 		{"spread-switch", func(c *config.Config) { c.Placement = "spread"; c.Topology = "switch" }},
 		{"gpus16", func(c *config.Config) { c.GPUs = 16 }},
 		{"acgroup2mb", func(c *config.Config) { c.Policy.ACGroup = 2 << 20 }}, // read by access-counter, oasis and grit only
+		// dated sends handed to the links at once (the fidelity ablation's
+		// steps 0 to 10): a shootdown's acknowledgement is booked on PCIe as
+		// the shootdown starts, dated when the GPU's drain ends
+		{"reserve", func(c *config.Config) { c.Link.FutureSends = interconnect.FutureReserve }},
 	}
 	for _, v := range variants {
 		for _, w := range []string{"mt", "pr", "pingpong", "lenet"} {

@@ -103,7 +103,6 @@ func (s *System) serialReasons(threads int) []string {
 	add(c.Check, "the coherence checker (check) reads every GPU's accesses")
 	add(s.opts.Observer != nil, "an access observer (the characteriser) sees every GPU's accesses")
 	add(s.opts.directBuffer > 0, "Akita's DirectConnection")
-	add(s.opts.controlPorts, "the control ports share one on-chip wire")
 	add(c.Distribution == benchmarks.SchemeGreedy, "the greedy distribution hands workgroups from one queue to whichever GPU asks first")
 	barrier := false
 	for _, k := range s.runner.kernels {

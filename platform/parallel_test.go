@@ -44,6 +44,9 @@ func TestThreadsMatchSerial(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if n := s.engine.Unordered(); n != 0 {
+					t.Fatalf("%d threads: %d events carried no place in the engine's order: every event of mgpu's components must", threads, n)
+				}
 				if got := s.engine.Windows(); (threads > 1) != (got > 0) {
 					t.Fatalf("%d threads: %d windows (reasons to run serially: %v)", threads, got, s.serialReasons(threads))
 				}

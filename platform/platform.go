@@ -45,11 +45,6 @@ type Options struct {
 	// DirectConnection and gives every port that many buffer slots: the
 	// test that the components honour back-pressure.
 	directBuffer int
-	// controlPorts, when set, wires mgpu's GPUs to their GMMUs through the
-	// control protocol's messages (uvmproto/control.go) over an on-chip
-	// wire, instead of gmmu.GPU's Go calls: the
-	// test that the documented protocol gives the fast path's results.
-	controlPorts bool
 	// unreadKeys, when set, lets a policy.* key or im2col through where
 	// the policy or workload ignores it: the test that shows they do.
 	unreadKeys bool
@@ -82,17 +77,14 @@ type Options struct {
 
 // System is a built, runnable platform.
 type System struct {
-	opts   Options
-	engine *engine.Engine
-	alloc  *objtable.Allocator
-	gpus   []*gpu.Comp
-	gmmus  []*gmmu.Comp
-	driver *uvm.Driver
-	pcie   trafficCounter
-	nvlink trafficCounter
-	// onChip joins each GPU's control port to its GMMU's when the GPU
-	// side speaks messages (Options.controlPorts).
-	onChip   *interconnect.Wire
+	opts     Options
+	engine   *engine.Engine
+	alloc    *objtable.Allocator
+	gpus     []*gpu.Comp
+	gmmus    []*gmmu.Comp
+	driver   *uvm.Driver
+	pcie     trafficCounter
+	nvlink   trafficCounter
 	runner   *runner
 	check    *uvm.Checker
 	perGPU   []gpuStats
@@ -346,14 +338,7 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 			m.Concurrent()
 		}
 		g.SetMMU(m)
-		if s.onChip != nil {
-			m.ConnectGPU(g.Control())
-			g.SetMMUControl(m.Control())
-			s.onChip.PlugIn(m.Control(), 1)
-			s.onChip.PlugIn(g.Control(), 1)
-		} else {
-			m.SetGPU(g)
-		}
+		joinControl(part, i, m, g, early)
 		if err := driver.ConnectGPU(i, m.Port()); err != nil {
 			return err
 		}
@@ -394,6 +379,19 @@ func (s *System) build(traits pagepolicy.Traits, kernels []benchmarks.Kernel) er
 	return nil
 }
 
+// joinControl joins GMMU m and GPU g by the control protocol's messages
+// (uvmproto/control.go), as an embedder's GPU is joined, over a wire of
+// their own in their partition of the engine: the GMMU's one way to its
+// GPU (docs/performance.md measures what the messages cost).
+func joinControl(part sim.Engine, i int, m *gmmu.Comp, g *gpu.Comp, early bool) {
+	w := interconnect.NewWire(fmt.Sprintf("GPU[%d].OnChip", i), part)
+	w.DeliverEarly(early)
+	w.PlugIn(m.Control(), 1)
+	w.PlugIn(g.Control(), 1)
+	m.ConnectGPU(g.Control())
+	g.SetMMUControl(m.Control())
+}
+
 // buildLinks makes PCIe and NVLink: mgpu's message-level links, or for
 // the back-pressure test Akita's DirectConnection.
 func (s *System) buildLinks() error {
@@ -406,9 +404,6 @@ func (s *System) buildLinks() error {
 	var err error
 	lb := interconnect.MakeBuilder().WithEngine(s.engine).WithHeaderBytes(c.Link.HeaderBytes).
 		WithHeldFutureSends(c.Link.FutureSends == interconnect.FutureHold)
-	if s.opts.controlPorts {
-		s.onChip = interconnect.NewWire("OnChip", s.engine)
-	}
 	pcie := lb.WithPCIe(c.Link)
 	if c.Link.PCIeTopology == interconnect.PCIeTree {
 		s.pcie, err = pcie.WithSwitchLatencyNs(c.Link.PCIeSwitchLatencyNs).BuildTree("PCIe", c.Link.PCIeGPUsPerSwitch)

@@ -2,10 +2,9 @@ package uvmproto
 
 import "github.com/sarchlab/akita/v3/sim"
 
-// The GPU side of a GMMU, as messages on its Control port, for a GPU model
-// that is not mgpu's (mgpu's own GPU takes the same requests as Go calls,
-// gmmu.GPU, its fast path). A GMMU with a GPU port connected
-// (gmmu.Comp.ConnectGPU) and no gmmu.GPU sends:
+// The GPU side of a GMMU, as messages on its Control port: the one way a
+// GMMU reaches the GPU it sits in, mgpu's own GPU or another model's. A
+// GMMU with a GPU port connected (gmmu.Comp.ConnectGPU) sends:
 //   - ShootdownReq: drop or downgrade Entries in the GPU's TLBs and caches
 //     and drain the work in flight on them; the GPU answers ShootdownRsp
 //     when the drain is done (its SendTime is the drained time), and only

@@ -66,23 +66,16 @@ func (p *endpoint) NotifyRecv(now sim.VTimeInSec, port sim.Port) {
 func (p *endpoint) NotifyPortFree(now sim.VTimeInSec, _ sim.Port) { p.out.PortFree(now) }
 func (p *endpoint) Handle(sim.Event) error                        { return nil }
 
-// goGPU is a GPU that takes the GMMU's requests as Go calls (gmmu.GPU):
-// it drains at once and hands page copies to the peer's GMMU.
-type goGPU struct{ peers []*gmmu.Comp }
-
-func (goGPU) Shootdown(now sim.VTimeInSec, _ []uvmproto.Inval) sim.VTimeInSec { return now }
-func (goGPU) DropTranslation(uint64)                                          {}
-func (g goGPU) SendPages(now sim.VTimeInSec, to int, _ []uint64, batch uint64) {
-	g.peers[to].DataArrived(now, batch)
-}
-
 // rig is a driver and GMMUs of 16 pages each on mgpu's engine, on Akita's
-// DirectConnection with a cycle's receive delay, and an endpoint on the
-// GMMUs' Top ports that asks translations.
+// DirectConnection with a cycle's receive delay, an endpoint on the
+// GMMUs' Top ports that asks translations, and on each GMMU's Control port
+// a GPU that answers shootdowns a cycle later and hands page copies to the
+// peer's GMMU.
 type rig struct {
 	e      *engine.Engine
 	driver *uvm.Driver
 	mmus   []*gmmu.Comp
+	gpus   []*endpoint
 	asker  *endpoint
 	pcie   *sim.DirectConnection
 }
@@ -104,7 +97,7 @@ func rigOf(t *testing.T, n int, policy string, driver func(uvm.Builder) uvm.Buil
 	top := sim.NewDirectConnection("Top", r.e, sim.GHz)
 	r.asker = newEndpoint(r.e, "Asker")
 	top.PlugIn(r.asker.port, 16)
-	gpu := goGPU{}
+	ctrl := sim.NewDirectConnection("Control", r.e, sim.GHz)
 	for i := 0; i < n; i++ {
 		mb := gmmu.MakeBuilder().WithEngine(r.e).WithGPUID(i).WithPages(4096, 16).WithRecvDelay(cycle)
 		if mmu != nil {
@@ -120,11 +113,14 @@ func rigOf(t *testing.T, n int, policy string, driver func(uvm.Builder) uvm.Buil
 		if err := r.driver.ConnectGPU(i, m.Port()); err != nil {
 			t.Fatal(err)
 		}
-		gpu.peers = append(gpu.peers, m)
+		g := newEndpoint(r.e, fmt.Sprintf("GPU[%d]", i))
+		g.shootdowns = true
+		g.sendPages = func(now sim.VTimeInSec, x *uvmproto.SendPagesReq) { r.mmus[x.To].DataArrived(now, x.Batch) }
+		ctrl.PlugIn(g.port, 16)
+		ctrl.PlugIn(m.Control(), 16)
+		m.ConnectGPU(g.port)
 		r.mmus = append(r.mmus, m)
-	}
-	for _, m := range r.mmus {
-		m.SetGPU(gpu)
+		r.gpus = append(r.gpus, g)
 	}
 	return r
 }
@@ -251,12 +247,7 @@ func TestRunReportsWhatWaits(t *testing.T) {
 	})
 	t.Run("shootdowns", func(t *testing.T) {
 		r := rigOf(t, 2, "on-touch", nil, nil)
-		wire := sim.NewDirectConnection("Control", r.e, sim.GHz)
-		silent := newEndpoint(r.e, "GPU[0]") // takes shootdowns, never drains
-		wire.PlugIn(silent.port, 4)
-		wire.PlugIn(r.mmus[0].Control(), 4)
-		r.mmus[0].SetGPU(nil)
-		r.mmus[0].ConnectGPU(silent.port)
+		r.gpus[0].shootdowns = false // takes shootdowns, never drains
 		r.ask(0, 3*4096, 0)
 		r.ask(1, 3*4096, 10e-6) // on-touch moves page 3 to GPU 1: GPU 0 must drain
 		wantErr(t, r.e.Run(), "shootdowns (page 3)", "GPU[0].Port", "no ShootdownRsp", "Driver: batch 2 of GPU 1 in service, waiting for 1 shootdown acknowledgements")
@@ -334,12 +325,8 @@ func TestLaunchesAndCountersOverPorts(t *testing.T) {
 	host := newEndpoint(r.e, "Host")
 	r.pcie.PlugIn(host.port, 4)
 	host.out.Send(uvmproto.MakeBuilder().Launch([]int{objs[0].ID}), r.driver.Port(), 20e-6)
-	ctrl := sim.NewDirectConnection("Control", r.e, sim.GHz)
-	gpu := newEndpoint(r.e, "GPU[1]")
-	ctrl.PlugIn(gpu.port, 4)
-	ctrl.PlugIn(r.mmus[1].Control(), 4)
 	page := objs[0].FirstPage(4096)
-	gpu.out.Send(uvmproto.MakeBuilder().CounterNotify([]uint64{page, page + 1}), r.mmus[1].Control(), 30e-6)
+	r.gpus[1].out.Send(uvmproto.MakeBuilder().CounterNotify([]uint64{page, page + 1}), r.mmus[1].Control(), 30e-6)
 	if err := r.e.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -355,14 +342,6 @@ func TestLaunchesAndCountersOverPorts(t *testing.T) {
 // address the GMMU answered.
 func TestShootdownsCarryTaggedAddresses(t *testing.T) {
 	r := rigOf(t, 2, "on-touch", nil, nil)
-	ctrl := sim.NewDirectConnection("Control", r.e, sim.GHz)
-	gpu := newEndpoint(r.e, "GPU[0]")
-	gpu.shootdowns = true
-	gpu.sendPages = func(now sim.VTimeInSec, x *uvmproto.SendPagesReq) { r.mmus[x.To].DataArrived(now, x.Batch) }
-	ctrl.PlugIn(gpu.port, 4)
-	ctrl.PlugIn(r.mmus[0].Control(), 4)
-	r.mmus[0].SetGPU(nil)
-	r.mmus[0].ConnectGPU(gpu.port)
 	tag := objtable.Tagging{IDBits: 4, ConfigBit: 1}
 	ptr := tag.Encode(3*4096, 5)
 	r.ask(0, ptr+64, 0)
@@ -371,7 +350,7 @@ func TestShootdownsCarryTaggedAddresses(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []uint64
-	for _, m := range gpu.got {
+	for _, m := range r.gpus[0].got {
 		if s, ok := m.(*uvmproto.ShootdownReq); ok {
 			got = append(got, s.VAddrs...)
 		}
