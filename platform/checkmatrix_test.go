@@ -79,6 +79,7 @@ func TestCheckMatrix(t *testing.T) {
 					t.Parallel()
 					c := config.DefaultConfig()
 					c.Check = true
+					spreadAll(&c)
 					v.set(&c)
 					r, err := Run(Options{Workload: w, Policy: p, Scale: 0.03, Seed: 1, Config: c})
 					if err != nil {

@@ -19,6 +19,19 @@ func small(gpus int) config.Config {
 	return c
 }
 
+// spreadAll gives a coherence matrix's run the contiguous split, so that
+// its small grids reach every GPU: at the matrices' scales MGPUSim's split,
+// which fills 64 CUs' worth of workgroups per GPU, keeps most grids on
+// fewer GPUs than the run has (25 of the 47 workloads whose kernels are not
+// per-device at 0.01 on two GPUs, 40 at 0.02 on sixteen), and the checker
+// would see no sharing there. The goldens and the paper-size runs cover
+// MGPUSim's split. Not used by TestBigPagesCoherent, which needs big PTEs
+// to form (sharing keeps them from forming), nor by
+// TestHardwareHandlingCoherent: under hardware handling ra's page-groups,
+// written by four GPUs at once, move between them without end (the kernel
+// had not finished after 132 ms simulated; an open fault, not fixed here).
+func spreadAll(c *config.Config) { c.Distribution = benchmarks.SchemeContiguous }
+
 func mustRun(t *testing.T, o Options) *Result {
 	t.Helper()
 	r, err := Run(o)
@@ -77,12 +90,8 @@ func TestPingpongMigrationsGrowWithAlternations(t *testing.T) {
 // with the checker on: no stale read, no lost page, never two writable
 // copies, and the run finishes. make test runs each workload on 2 GPUs
 // under one policy, the policies taken in turn (so every workload and every
-// policy runs); make test-full runs the whole matrix. The workgroups take
-// the contiguous split: at these scales MGPUSim's split, which fills 64
-// CUs' worth of workgroups per GPU, keeps most grids on fewer GPUs than
-// the run has (25 of the 47 whose kernels are not per-device at 0.01 on
-// two GPUs, 40 at 0.02 on sixteen), so the checker would see no sharing
-// there. The goldens and the paper-size runs cover MGPUSim's split.
+// policy runs); make test-full runs the whole matrix; every run takes the
+// contiguous split (spreadAll).
 func TestEveryWorkloadCoherent(t *testing.T) {
 	policies := pagepolicy.Names()
 	for i, w := range benchmarks.Names() {
@@ -99,7 +108,7 @@ func TestEveryWorkloadCoherent(t *testing.T) {
 						scale = 0.02
 					}
 					c := small(gpus)
-					c.Distribution = benchmarks.SchemeContiguous
+					spreadAll(&c)
 					r := mustRun(t, Options{Workload: w, Policy: p, Scale: scale, Config: c})
 					if r.Totals.MemInstructions == 0 || r.SimTimeNs <= 0 {
 						t.Fatalf("nothing ran: %d instructions in %.0f ns", r.Totals.MemInstructions, r.SimTimeNs)

@@ -27,6 +27,7 @@ func TestOversubscriptionCoherent(t *testing.T) {
 					}
 					t.Parallel()
 					c := small(4)
+					spreadAll(&c)
 					c.Oversubscribe = 1.5
 					c.UVM.Eviction = ev
 					s, err := Build(Options{Workload: w, Policy: p, Scale: 0.05, Config: c})

@@ -49,7 +49,9 @@ func TestObservUVMCoherent(t *testing.T) {
 				fullOnly(t)
 			}
 			t.Parallel()
-			r := mustRun(t, Options{Workload: c.w, Policy: "on-touch", Scale: 0.05, Seed: 1, Config: observeConfig(c.gpus, 1.5, c.pol, c.shallow)})
+			cfg := observeConfig(c.gpus, 1.5, c.pol, c.shallow)
+			spreadAll(&cfg)
+			r := mustRun(t, Options{Workload: c.w, Policy: "on-touch", Scale: 0.05, Seed: 1, Config: cfg})
 			st := r.PolicyStats
 			if r.Totals.Evictions == 0 {
 				t.Fatalf("no eviction at %v of %v", r.GPUCapacity, r.Footprint)

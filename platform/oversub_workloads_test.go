@@ -59,6 +59,7 @@ func TestOversubscriptionWorkloadsCoherent(t *testing.T) {
 				}
 				t.Parallel()
 				c := small(gpus)
+				spreadAll(&c)
 				c.Oversubscribe = over
 				c.UVM.Prefetch.Policy = "tbn"
 				scale := 0.01

@@ -45,6 +45,7 @@ func TestPart2WorkloadsCoherent(t *testing.T) {
 					}
 					t.Parallel()
 					c := small(gpus)
+					spreadAll(&c)
 					c.Oversubscribe = 1.5
 					c.UVM.Prefetch.Policy = "tbn"
 					policy := "on-touch"
