@@ -99,12 +99,8 @@ func keyDependencies() []dependency {
 		// count with its own threshold and region (uvm.RuntimeSpec.Counters).
 		{keys: []string{"policy.ac_threshold", "policy.ac_group", "policy.ac_migrate"},
 			on: func(c *Config) bool {
-				for _, r := range c.UVM.Selected() {
-					if r.Spec.Counters != nil {
-						return false
-					}
-				}
-				return true
+				_, own := c.UVM.OwnCounters()
+				return !own
 			},
 			while: "uvm.adaptive", use: "uvm.adaptive=" + strings.Join(ownCounters(false), " or "),
 			note: strings.Join(ownCounters(true), ", ") + " count with their own settings (mgpu list: uvm.<runtime>.*)"},

@@ -17,9 +17,10 @@
 // 78 pairs of the 26-run set (standard error 1.6%; the quick set's short
 // runs 1.029x), and 1-2% of a profile's samples, spent on a message
 // allocated per request and an Akita port's buffer and lock
-// (docs/performance.md, "One path from GMMU to GPU"). On the on-chip interconnect.Wire each side acts on a message
-// inside the sender's Send, so the messages add no engine event and the
-// results are the calls' to the byte.
+// (docs/performance.md, "One path from GMMU to GPU"). On the on-chip
+// interconnect.Wire each side acts on a message inside the sender's Send,
+// so the messages add no engine event and the results are the calls' to
+// the byte.
 package gmmu
 
 import (

@@ -1,6 +1,6 @@
-// Package platform builds a multi-GPU system from a config.Config (engine, GPUs,
-// GMMUs, the UVM driver, NVLink and PCIe), runs a workload on it, and
-// collects the result.
+// Package platform builds a multi-GPU system from a config.Config
+// (engine, GPUs, GMMUs, the UVM driver, NVLink and PCIe), runs a workload
+// on it, and collects the result.
 package platform
 
 import (
@@ -506,10 +506,8 @@ func Run(o Options) (*Result, error) {
 // selected runtime that counts with its own (uvm.RuntimeSpec.Counters),
 // else the page policy's.
 func accessCounters(c config.Config) uvm.Counters {
-	for _, r := range c.UVM.Selected() {
-		if r.Spec.Counters != nil {
-			return r.Spec.Counters(c.UVM)
-		}
+	if own, ok := c.UVM.OwnCounters(); ok {
+		return own
 	}
 	return uvm.Counters{Threshold: c.Policy.ACThreshold, Group: uint64(c.Policy.ACGroup), PerPage: c.Policy.ACMigrate == pagepolicy.ACMigratePage}
 }

@@ -242,6 +242,18 @@ func (c Config) Selected() []RegisteredRuntime {
 	return out
 }
 
+// OwnCounters are the access-counter settings of the first runtime c
+// selects that counts with its own (RuntimeSpec.Counters); ok is false
+// when none does and the page policy's settings apply.
+func (c Config) OwnCounters() (counters Counters, ok bool) {
+	for _, r := range c.Selected() {
+		if r.Spec.Counters != nil {
+			return r.Spec.Counters(c), true
+		}
+	}
+	return Counters{}, false
+}
+
 // SelectedIs returns a condition that holds while key selects one of
 // names: a Dependency's On for keys a runtime owns.
 func SelectedIs(key string, names ...string) func(Config) bool {
