@@ -26,18 +26,16 @@ func griffinConfig(gpus int, epochNs float64) config.Config {
 // oversubscription every GPU-to-GPU move is DPC's (faults only map
 // remotely), so the driver's D2D migrations equal DPC's count; with an
 // epoch longer than the run nothing moves between GPUs at all, though the
-// counters notify: a notification alone never migrates. bfs at this
-// scale has 32 workgroups, which MGPUSim's split puts all on GPU 0, so it
-// runs with the contiguous split to share at all.
+// counters notify: a notification alone never migrates. The runs take
+// the contiguous split (spreadAll): at this scale MGPUSim's puts bfs's 32
+// workgroups all on GPU 0.
 func TestGriffinDPCMovesOnlyAtEpochs(t *testing.T) {
 	for _, w := range []string{"pingpong", "mm", "st", "bfs"} {
 		t.Run(w, func(t *testing.T) {
 			t.Parallel()
 			cfg := func(epochNs float64) config.Config {
 				c := griffinConfig(4, epochNs)
-				if w == "bfs" {
-					c.Distribution = "contiguous"
-				}
+				spreadAll(&c)
 				return c
 			}
 			r := mustRun(t, Options{Workload: w, Policy: "access-counter", Scale: 0.05, Seed: 1, Config: cfg(20000)})
