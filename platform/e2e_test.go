@@ -26,10 +26,7 @@ func small(gpus int) config.Config {
 // per-device at 0.01 on two GPUs, 40 at 0.02 on sixteen), and the checker
 // would see no sharing there. The goldens and the paper-size runs cover
 // MGPUSim's split. Not used by TestBigPagesCoherent, which needs big PTEs
-// to form (sharing keeps them from forming), nor by
-// TestHardwareHandlingCoherent: under hardware handling ra's page-groups,
-// written by four GPUs at once, move between them without end (the kernel
-// had not finished after 132 ms simulated; an open fault, not fixed here).
+// to form (sharing keeps them from forming).
 func spreadAll(c *config.Config) { c.Distribution = benchmarks.SchemeContiguous }
 
 func mustRun(t *testing.T, o Options) *Result {
