@@ -75,6 +75,12 @@ type AppObjects struct {
 	// Kernels is the number of kernels the set-up returns: launches plus
 	// barrier continuations, the phases characterize sees.
 	Kernels, Launches int
+	// Live is the most objects allocated and not yet freed at any launch,
+	// another reading of Table II's "maximum number of objects allocated"
+	// (MGPUSim's DNN operators free their scratch after each call). An
+	// object counts from the first launch that uses it or a later-allocated
+	// one, since the set-up does not say when it was allocated.
+	Live int
 }
 
 // ObjectInfo is one allocation.
@@ -323,10 +329,28 @@ func Inventory(workload string, scale float64) (AppObjects, error) {
 			a.Launches++
 		}
 	}
-	for _, o := range alloc.Objects() {
+	order := map[int]int{}
+	for i, o := range alloc.Objects() {
 		a.Objects = append(a.Objects, ObjectInfo{o.Name, o.Size})
+		order[o.ID] = i
 	}
+	a.Live = liveAtMost(ks, order)
 	return a, nil
+}
+
+// liveAtMost is AppObjects.Live: at each launch, the objects up to the
+// latest-allocated one used so far (order is each ID's allocation index),
+// less those freed before it.
+func liveAtMost(ks []benchmarks.Kernel, order map[int]int) int {
+	allocated, freed, most := 0, 0, 0
+	for _, k := range ks {
+		freed += len(k.Frees)
+		for _, id := range k.Args {
+			allocated = max(allocated, order[id]+1)
+		}
+		most = max(most, allocated-freed)
+	}
+	return most
 }
 
 // BuildChar builds f from finished runs (planned by PlanChar) and

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mgpu-sim/mgpu/benchmarks"
 	"github.com/mgpu-sim/mgpu/characterize"
 )
 
@@ -193,6 +194,28 @@ func TestTableII(t *testing.T) {
 				t.Errorf("ratios %v, want %v", got, c.ratio)
 			}
 		})
+	}
+}
+
+// TestLiveAtMost: objects count from the launch that uses them (or a
+// later-allocated one) until their free.
+func TestLiveAtMost(t *testing.T) {
+	order := map[int]int{10: 0, 11: 1, 12: 2, 13: 3} // IDs by allocation
+	k := func(args []int, frees ...int) benchmarks.Kernel { return benchmarks.Kernel{Args: args, Frees: frees} }
+	cases := []struct {
+		name string
+		ks   []benchmarks.Kernel
+		want int
+	}{
+		{"none", nil, 0},
+		{"one launch of all", []benchmarks.Kernel{k([]int{13})}, 4},
+		{"scratch freed between calls", []benchmarks.Kernel{k([]int{10, 11}), k([]int{10, 12}, 11), k([]int{10, 13}, 12)}, 2},
+		{"frees before the peak", []benchmarks.Kernel{k([]int{10}), k([]int{11}, 10), k([]int{13})}, 3},
+	}
+	for _, c := range cases {
+		if got := liveAtMost(c.ks, order); got != c.want {
+			t.Errorf("%s: %d live, want %d", c.name, got, c.want)
+		}
 	}
 }
 
