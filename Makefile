@@ -88,12 +88,14 @@ bench-floor:
 # The working tree's speed against revision OLD, as pairs of runs, with
 # the results checked identical: make bench-compare OLD=HEAD~3 [SET=quick]
 # (scripts/bench-compare.sh; the full set takes about half an hour).
-# RESULTS=differ compares across a model change, in throughput.
+# RESULTS=differ compares across a model change, in throughput; PASS=1
+# swaps which binary runs first (average a PASS=0 and a PASS=1 pass).
 SET ?= full
 RESULTS ?= identical
+PASS ?= 0
 bench-compare:
-	@test -n "$(OLD)" || { echo "usage: make bench-compare OLD=<revision> [SET=full|quick] [RESULTS=identical|differ]"; exit 2; }
-	RESULTS=$(RESULTS) scripts/bench-compare.sh $(OLD) $(SET)
+	@test -n "$(OLD)" || { echo "usage: make bench-compare OLD=<revision> [SET=full|quick] [RESULTS=identical|differ] [PASS=0|1]"; exit 2; }
+	RESULTS=$(RESULTS) PASS=$(PASS) scripts/bench-compare.sh $(OLD) $(SET)
 
 # The budget of the oversubscription figures: each from a cold cache (its
 # own results directory) with --jobs 2, wall time and peak RSS. Several

@@ -14,6 +14,10 @@
 # binary, the speedup, and memory instructions per CPU second; the last row
 # is the geometric mean of the speedups.
 #
+# PASS=1 swaps which binary runs first for every run (default 0). A given
+# run goes first by the same binary in every PASS=0 pass, which biases its
+# ratio by about 2% here; average a PASS=0 and a PASS=1 pass to cancel it.
+#
 # RESULTS=differ compares two revisions on either side of a model change
 # (the order of simultaneous events, 2026-11-29): the results are not
 # checked, and the speedup is the ratio of memory instructions per CPU
@@ -22,6 +26,8 @@ set -euo pipefail
 OLD=${1:?usage: bench-compare.sh OLD-revision [full|quick]}
 SET=${2:-full}
 RESULTS=${RESULTS:-identical}
+PASS=${PASS:-0}
+case $PASS in 0 | 1) ;; *) echo "bench-compare: PASS must be 0 or 1, not $PASS" >&2; exit 2 ;; esac
 case $RESULTS in identical | differ) ;; *) echo "bench-compare: RESULTS must be identical or differ, not $RESULTS" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -63,7 +69,7 @@ one() {
 echo "| run | mem instructions | $OLD CPU s | new CPU s | speedup | $OLD M/CPU-s | new M/CPU-s |"
 echo "|---|---|---|---|---|---|---|"
 logsum=0
-i=0
+i=$PASS
 for r in "${runs[@]}"; do
 	if (( i % 2 == 0 )); then to=$(one old "$r"); tn=$(one new "$r")
 	else tn=$(one new "$r"); to=$(one old "$r"); fi
