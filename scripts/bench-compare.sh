@@ -88,4 +88,4 @@ for r in "${runs[@]}"; do
 		printf "| %s | %d | %.2f | %.2f | %.2fx | %.3f | %.3f |\n", l, n, a, b, (n / b) / (no / a), no / a / 1e6, n / b / 1e6 }'
 	logsum=$(awk -v s="$logsum" -v n="$n" -v no="$no" -v a="$to" -v b="$tn" 'BEGIN { printf "%.12f", s + log((n / b) / (no / a)) }')
 done
-awk -v s="$logsum" -v k="$i" 'BEGIN { printf "| geometric mean of %d | | | | %.2fx | | |\n", k, exp(s / k) }'
+awk -v s="$logsum" -v k="${#runs[@]}" 'BEGIN { printf "| geometric mean of %d | | | | %.2fx | | |\n", k, exp(s / k) }'
