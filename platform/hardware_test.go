@@ -36,9 +36,10 @@ func TestHardwareHandlingCoherent(t *testing.T) {
 	evictions := []string{eviction.LinearRandom, eviction.SequentialLocal, eviction.TBN, eviction.LRU2MB, eviction.NRU}
 	// Scales that leave each of 4 GPUs some frame-groups at 150%. ra on
 	// four GPUs is smaller: its page-groups, written by every GPU at once
-	// under the contiguous split, move between them about 60 times per
-	// memory instruction (group-sized on-touch ping-pong, each move a
-	// recall through the host), so at 0.1 one run takes minutes.
+	// under the contiguous split, move between them about twice per memory
+	// instruction, with about 30 faults (group-sized on-touch ping-pong,
+	// each move a recall through the host), so at 0.1 a run with the
+	// checker takes minutes.
 	scales := map[string]float64{"mm": 0.05, "pingpong": 0.5, "shared-read": 0.5, "atax": 0.02, "ra": 0.1}
 	scale := func(w string, gpus int) float64 {
 		if w == "ra" && gpus > 1 {

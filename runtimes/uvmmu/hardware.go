@@ -379,9 +379,16 @@ func (h *hardware) arrived(now sim.VTimeInSec, id uint64) error {
 			return err
 		}
 	}
-	for _, w := range fl.waiting {
-		if err := h.fault(now, w.gpu, w.f); err != nil {
-			return err
+	// The flight's own GPU first: the group it brought serves its faults
+	// before another GPU's fault can recall it.
+	for _, own := range []bool{true, false} {
+		for _, w := range fl.waiting {
+			if (w.gpu == fl.gpu) != own {
+				continue
+			}
+			if err := h.fault(now, w.gpu, w.f); err != nil {
+				return err
+			}
 		}
 	}
 	return h.drain(now)

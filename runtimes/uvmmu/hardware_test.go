@@ -179,3 +179,30 @@ func TestHardwareRecallsFromPeer(t *testing.T) {
 		}
 	}
 }
+
+// TestHardwareLandingServesItsGPUFirst: when a migration lands, the faults
+// of its own GPU that waited on it are answered from the group it brought
+// before another GPU's waiting fault recalls the group, whatever order the
+// faults came in.
+func TestHardwareLandingServesItsGPUFirst(t *testing.T) {
+	s := newHardware(t, 2, 64, 0)
+	uvmtest.Must(t, s.Core().Receive(1e-6, uvmtest.Faults(0, 3)))
+	first := uvmtest.Take(s)
+	uvmtest.Must(t, s.Core().Receive(1.001e-6, uvmtest.Faults(1, 5))) // another GPU, first
+	uvmtest.Must(t, s.Core().Receive(1.002e-6, uvmtest.Faults(0, 7))) // then the flight's own
+	if rd := uvmtest.Take(s); len(rd.Send) != 0 {
+		t.Fatalf("faults on a group in flight were answered at once: %+v", rd.Send)
+	}
+	deliver(t, s, 3e-6, first.Send)
+	rd := uvmtest.Take(s)
+	if len(rd.Send) != 2 {
+		t.Fatalf("want GPU 0's answer and GPU 1's recall, got %d messages: %+v", len(rd.Send), rd.Send)
+	}
+	m, ok := rd.Send[0].Msg.(*uvmproto.MapMsg)
+	if !ok || rd.Send[0].To != 0 || m.Entries[0].Page != 7 {
+		t.Fatalf("first, want GPU 0's waiting fault on page 7 answered, got %+v", rd.Send[0].Msg)
+	}
+	if iv, ok := rd.Send[1].Msg.(*uvmproto.InvalidateMsg); !ok || rd.Send[1].To != 0 || !iv.Writeback {
+		t.Fatalf("then, want the group recalled from GPU 0 for GPU 1, got %+v", rd.Send[1].Msg)
+	}
+}
