@@ -23,18 +23,54 @@ import (
 type KeyInfo struct {
 	Key   string // dotted key, e.g. "gpu.memory"
 	Value string // current value, in a form Set accepts back
-	Doc   string // the field's doc tag
+	Doc   string // the field's doc tag, and the valid values it does not name
 }
 
 // Keys returns every leaf key of c in struct declaration order, with its
-// current value and doc tag.
+// current value and doc tag. A key that takes one of a list gets the
+// values its doc tag does not name appended, so that a runtime registered
+// from outside (uvm.adaptive's, say) is listed with the rest.
 func Keys(c Config) []KeyInfo {
 	ls := leaves(reflect.ValueOf(&c).Elem(), "", nil)
 	out := make([]KeyInfo, len(ls))
 	for i, l := range ls {
-		out[i] = KeyInfo{Key: l.key, Value: formatValue(l.v), Doc: l.doc}
+		out[i] = KeyInfo{Key: l.key, Value: formatValue(l.v), Doc: withUnnamed(l.doc, choicesOf(l.key))}
 	}
 	return out
+}
+
+// withUnnamed appends to doc the values it does not name as a word.
+func withUnnamed(doc string, values []string) string {
+	var missing []string
+	for _, v := range values {
+		if !namesWord(doc, v) {
+			missing = append(missing, v)
+		}
+	}
+	if len(missing) == 0 {
+		return doc
+	}
+	return doc + " (also: " + strings.Join(missing, " | ") + ")"
+}
+
+// namesWord reports whether w occurs in s with no letter, digit, '-' or
+// '_' on either side.
+func namesWord(s, w string) bool {
+	part := func(r byte) bool {
+		return r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+	}
+	for from := 0; ; {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(w)
+		if (i == 0 || !part(s[i-1])) && (end == len(s) || !part(s[end])) {
+			return true
+		}
+		from = i + 1
+	}
 }
 
 // Set applies one "key=value" override (the --set flag). Spaces around the

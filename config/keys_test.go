@@ -237,3 +237,24 @@ func changedConfig() Config {
 	walk(reflect.ValueOf(&c).Elem())
 	return c
 }
+
+// TestWithUnnamed: a key's listing names every valid value, once, whole
+// words only ("sc" inside "scale" does not count).
+func TestWithUnnamed(t *testing.T) {
+	cases := []struct {
+		doc    string
+		values []string
+		want   string
+	}{
+		{"none | suv (SUV) | sc (SC)", []string{"none", "suv", "sc"}, "none | suv (SUV) | sc (SC)"},
+		{"none | suv (scale)", []string{"none", "suv", "sc"}, "none | suv (scale) (also: sc)"},
+		{"off | tbn", []string{"off", "tbn", "toy-veto"}, "off | tbn (also: toy-veto)"},
+		{"toy-veto-x only", []string{"toy-veto"}, "toy-veto-x only (also: toy-veto)"},
+		{"any value", nil, "any value"},
+	}
+	for _, c := range cases {
+		if got := withUnnamed(c.doc, c.values); got != c.want {
+			t.Errorf("withUnnamed(%q, %v) = %q, want %q", c.doc, c.values, got, c.want)
+		}
+	}
+}

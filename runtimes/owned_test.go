@@ -80,15 +80,23 @@ func set(t *testing.T, c *config.Config, kvs ...string) {
 // uvm.adaptive's sections, with its default and doc, and a config file
 // and --set reach it without changing the config they were applied to.
 func TestOwnedKeyIsListedAndParsed(t *testing.T) {
-	var found *config.KeyInfo
+	var found, adaptive *config.KeyInfo
 	keys := config.Keys(config.DefaultConfig())
 	for i, k := range keys {
-		if k.Key == "uvm.toy.every" {
+		switch k.Key {
+		case "uvm.toy.every":
 			found = &keys[i]
+		case uvm.KeyAdaptive:
+			adaptive = &keys[i]
 		}
 	}
 	if found == nil || found.Value != "2" || !strings.Contains(found.Doc, "every n-th page") {
 		t.Fatalf("uvm.toy.every listed as %+v", found)
+	}
+	// uvm.adaptive's doc tag names mgpu's runtimes by hand; the listing adds
+	// the toy, registered from here.
+	if adaptive == nil || !strings.Contains(adaptive.Doc, "(also: toy-veto)") {
+		t.Errorf("uvm.adaptive listed as %+v, without toy-veto", adaptive)
 	}
 	path := filepath.Join(t.TempDir(), "toy.yaml")
 	if err := os.WriteFile(path, []byte("uvm:\n  adaptive: toy-veto\n  toy:\n    every: 3\n"), 0o644); err != nil {
